@@ -27,7 +27,8 @@ from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, kept_by, 
                            leaving_out, subset_dropping_attempts)
 from . import statistics
 from .format import count, join_and, name_list, names_shown, natural_key, plural, singular, verb
-from .errors import DesignError, OptionError, RlstatsError, agent_named, called_as, rows_named, shell_word, shown
+from .errors import (DesignError, OptionError, RlstatsError, agent_named, called_as, entry as called_entry,
+                     rows_named, shell_word, shown)
 from .formula import capture_environment
 from .interop import TABLE, as_pandas, frame_library
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
@@ -1071,7 +1072,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if not curves and seeds is None and not run_key:
         notes += _repeated_id_note(design, data)  # on the tasks kept: a note about the rows analysed (audit s19)
     if note_copies and not curves and not given.attrs.get(AVERAGED_ATTR):  # a mean over seeds has no decimal step of its own
-        notes += copied_runs_note(design, given)  # runs copied within a cell (audit s25) or across tasks (s26)
+        # runs copied within a cell (audit s25) or across tasks (s26)
+        notes += copied_runs_note(design, given, incomplete_refused=na_action == "raise")
     if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({name_list(design.agents)}) with usable runs")
@@ -2177,7 +2179,8 @@ def _shared_said(shared: int, runs_first: int, runs_second: int) -> str:
 COPIED_CELLS_SHOWN = 6
 
 
-def copied_runs_note(design: Design, given: pd.DataFrame | None = None, said_within: Sequence[int] = ()) -> list[str]:
+def copied_runs_note(design: Design, given: pd.DataFrame | None = None, said_within: Sequence[int] = (),
+                     incomplete_refused: bool = True) -> list[str]:
     """[a note] where runs of a cell repeat other runs' scores exactly and such repeats are improbable by chance at the
     scores' resolution (:func:`rlstats.statistics.copied_runs`: a file read twice, a batch saved again), and one
     sentence per pair of agent x task cells of different tasks whose runs share scores so improbably (a column copied
@@ -2191,7 +2194,9 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None, said_wit
     scores judged are the response column as
     ``given`` (before ``normalize=`` and the formula's expression, which leave equal scores equal and would hide their
     decimal step) at the rows analysed, else the Design's response; the runs are analysed as given (a note, not an
-    error: distinct runs can score alike).
+    error: distinct runs can score alike).  A way on leaving out a whole agent x task cell adds
+    ``na_action="drop"`` where ``incomplete_refused``: the call's ``na_action`` is ``"raise"`` and the method may
+    compare every agent on every task (:func:`_cell_left_out`; AdaStop's kernels read the cells there are).
     """
     f = design.formula
     column = f.response_columns[0] if len(f.response_columns) == 1 else None  # log(score): equal where score is
@@ -2208,8 +2213,25 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None, said_wit
     tasks = across.tasks  # an agent's pair of cells of two tasks noted jointly: in tasks, not in across
     said = np.asarray(said_within, dtype=np.intp)
     copies[said], chance[said] = 0, np.nan  # said by the caller (AdaStop's repeated batches, by interim)
-    return (_copied_within_note(design, copies, chance) + _copied_across_notes(design, across, given)
-            + _copied_tasks_notes(design, tasks, given) + _copied_agents_notes(design, across.same_block, given))
+    return (_copied_within_note(design, copies, chance)
+            + _copied_across_notes(design, across, given, incomplete_refused) + _copied_tasks_notes(design, tasks, given)
+            + _copied_agents_notes(design, across.same_block, given, incomplete_refused))
+
+
+def _cell_left_out(design, cell, condition, refused):
+    """The way on (:func:`kept_by`'s, in the function called's words) keeping the rows ``condition`` keeps, which
+    leave out the agent x task cell ``cell`` (``task * n_agents + agent``) whole: where other agents ran its task
+    and such a design may be ``refused`` (:func:`copied_runs_note`), with ``na_action="drop"``, without which a
+    method comparing every agent on every task refuses the call (audit s36 small36: the hint followed verbatim was
+    refused by bootstrap and percentiles; build() compares nothing)."""
+    way = kept_by(condition)[0]
+    t = cell // design.n_agents
+    if (not refused or not design.has_blocks or design.counts[t].sum() <= design.counts.reshape(-1)[cell]
+            or called_entry() == "build"):
+        return way
+    task, agent = design.block_word, design.arm_word
+    return (f'{way} and na_action="drop", which leaves out {names_shown([design.tasks[t]], among=design.tasks)[0]} '
+            f"where the method compares every {agent} on every {task}")
 
 
 def _chance_said(chance):
@@ -2243,7 +2265,7 @@ def _copied_within_note(design, copies, chance):
             "or keep them if they are distinct runs that scored alike"]
 
 
-def _copied_across_notes(design, across, given):
+def _copied_across_notes(design, across, given, refused):
     """One sentence per pair of cells of different tasks whose runs share scores where chance would not
     (:func:`copied_runs_note`), the first :data:`COPIED_CELLS_SHOWN` in the Design's order, the rest counted."""
     f, n_agents = design.formula, design.n_agents
@@ -2271,7 +2293,7 @@ def _copied_across_notes(design, across, given):
             f"{_chance_said(float(across.chance[i]))}: one task's runs look copied into the other's file, not runs of "
             f"their own; find the task they were run on and replace the other's copies with its own runs, or leave "
             f"out {names[agent_a]}'s {counts[a]:,} runs on {tasks[task_a]} if those are the copies "
-            f"({kept_by(drop)[0]})")  # the whole cell: which of its runs are copies, no score says
+            f"({_cell_left_out(design, a, drop, refused)})")  # the whole cell: which runs are copies, no score says
     if order.size > COPIED_CELLS_SHOWN:
         rest = order[COPIED_CELLS_SHOWN:]
         notes.append(f"in {count(rest.size, 'more pair')} of agent x task cells of different tasks, the runs of one "
@@ -2280,7 +2302,7 @@ def _copied_across_notes(design, across, given):
     return notes
 
 
-def _copied_agents_notes(design, same, given):
+def _copied_agents_notes(design, same, given, refused):
     """One sentence per pair of agents whose runs on one task share scores where chance would not (a baseline's file
     saved again as the new method's; :class:`rlstats.statistics.CopiedAcross`' ``same_block``,
     :func:`copied_runs_note`), the first :data:`COPIED_CELLS_SHOWN` in the Design's order, the rest counted."""
@@ -2311,7 +2333,7 @@ def _copied_agents_notes(design, same, given):
             f"other runs tie in the data is {_chance_said(float(same.chance[i]))}: one agent's runs look saved "
             f"again as the other's (one file under two agent names), not runs of their own; find which agent ran them "
             f"and replace the other's copies with its own runs, or leave out {names[agent_b]}'s {counts[b]:,} "
-            f"runs{on} if those are the copies ({kept_by(drop)[0]})")
+            f"runs{on} if those are the copies ({_cell_left_out(design, b, drop, refused)})")
     if order.size > COPIED_CELLS_SHOWN:
         rest = order[COPIED_CELLS_SHOWN:]
         notes.append(f"in {count(rest.size, 'more pair')} of agents on one task, the runs of one {COPIED_ACROSS} "

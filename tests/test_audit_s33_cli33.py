@@ -102,7 +102,8 @@ def test_power_pilot_note_says_the_file_filtered_not_python(tmp_path):
     assert status == 0, err
     assert "pilot[mask]" not in out and "boolean mask" not in out
     assert ("or leave out PPO's 5 runs on hopper if those are the copies (filter the pilot file first, keeping the "
-            "rows where ~(agent == 'PPO' & task == 'hopper') holds)") in out
+            "rows where ~(agent == 'PPO' & task == 'hopper') holds and -o na_action=drop, which leaves out hopper where "
+            "the method compares every agent on every task)") in " ".join(out.split())
     # --format json is the result's record as Python writes it
     status, out, err = cli_run(*POWER, "--pilot", path, "--format", "json")
     notes = " ".join(json.loads(out)["notes"])
@@ -115,7 +116,8 @@ def test_compare_keeps_its_subset_way(tmp_path):
     path = _pilot(tmp_path / "runs.csv")
     status, out, err = cli_run("compare", path, "score ~ agent | task/seed", "--seed", "0")
     assert status == 0, err
-    assert "(-o \"subset=~(agent == 'PPO' & task == 'hopper')\")" in out
+    assert ("(-o \"subset=~(agent == 'PPO' & task == 'hopper')\" and -o na_action=drop, which leaves out hopper "
+            "where the method compares every agent on every task)") in " ".join(out.split())
 
 
 def test_a_call_on_the_data_in_a_note_is_the_command(tmp_path):

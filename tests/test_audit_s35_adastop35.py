@@ -180,9 +180,11 @@ def test_the_way_on_is_the_function_called_own():
     assert said.endswith("(data=df[mask] (a boolean mask of the rows where ~(agent == 'X' & task == 'a') holds) to "
                          "rlstats.adastop)")
     (said,) = across(rlstats.bootstrap(df, FORMULA, n_resamples=200, rng=0, progress=False).notes)
-    assert said.endswith("to rlstats.bootstrap)")
+    assert said.endswith("to rlstats.bootstrap and na_action=\"drop\", which leaves out a where the method compares "
+                         "every agent on every task)")  # bootstrap refuses the cell left out without it (small36)
     (said,) = across(rlstats.compare(df, FORMULA, method="task_table").notes)
-    assert said.endswith("(subset=\"~(agent == 'X' & task == 'a')\")")
+    assert said.endswith("(subset=\"~(agent == 'X' & task == 'a')\" and na_action=\"drop\", which leaves out a "
+                         "where the method compares every agent on every task)")
 
 
 def test_select_rows_recounts_cells_and_runs():

@@ -36,7 +36,6 @@ HINTED = ("leave out a0's 10 runs on t0 if those are the copies (subset=\"~(agen
           "na_action=\"drop\", which leaves out t0 where the method compares every agent on every task)")
 
 
-@pytest.mark.xfail(strict=True, reason="the copied-runs hint omits na_action='drop' (small36 1)")
 @pytest.mark.parametrize("method", ["bootstrap", "percentiles", "skillings_mack"])
 def test_the_copied_runs_hint_runs_as_given(method):
     frame = _copied_frame()
@@ -58,7 +57,6 @@ def test_the_copied_runs_hint_runs_as_given(method):
         assert any(n.startswith("1 task left out because some agent has no runs there") for n in kept.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="the copied-runs hint omits na_action='drop' (small36 1)")
 def test_the_copied_runs_hint_on_the_command_line(tmp_path, capsys):
     path = tmp_path / "copied.csv"
     _copied_frame().to_csv(path, index=False)
