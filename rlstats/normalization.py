@@ -22,8 +22,8 @@ from .errors import DesignError, OptionError, close_names, index_level_hint, row
 from .options import check_bool, keywords_checked
 from .format import a_or_an, count, integer, join_and, listed, names_shown, plural, signif, singular, verb
 from .interop import frame_library, as_pandas
-from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, carried, has_note,
-                         key_values, provenance_of, set_notes, values_record)
+from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SCALED, SUBSET, Note, add_note, carried, has_note,
+                         key_values, provenance_of, scaled_by, set_notes, unscaled, values_record)
 from ._typing import Normalizer, Table
 
 if TYPE_CHECKING:
@@ -618,6 +618,9 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
         Missing scores stay missing.  A sentence saying how the scores were
         normalised rides in the frame's ``attrs``, so results computed from it
         print it (and do not warn that the tasks are on their own scales).
+        It records the values written: where the column holds others, the
+        note is not shown and one line says so, but for the values times one
+        positive factor (percent: x 100), where it is said with the factor.
 
     Raises
     ------
@@ -954,14 +957,31 @@ def as_sentences(notes: Iterable[Note]) -> list[Note]:
     out = []
     for note in notes:
         column = _normalised_column(note.word, note.data) if note.kind == NORMALISED else None
-        out.append(Note(note.text) if column is None else Note(note.text, data=column, kind=NORMALISED))
+        scaled = column is not None and note.word == SCALED  # its factor kept (audit s36 small36)
+        out.append(Note(note.text) if column is None else
+                   Note(note.text, word=SCALED, data=note.data, kind=NORMALISED) if scaled else
+                   Note(note.text, data=column, kind=NORMALISED))
     return out
+
+
+def normalised_factor(notes: Iterable[Note], response: str) -> float | None:
+    """The positive factor the normalised scores of ``response`` were multiplied by after :func:`normalize` wrote
+    them (its note said with it, :func:`rlstats.provenance.values_checked`), else None: 1 is then no longer the
+    reference score (audit s36 small36)."""
+    for note in notes:
+        if note.kind == NORMALISED and _normalised_column(note.word, note.data) == response:
+            factor = scaled_by(note)
+            if factor is not None:
+                return factor
+    return None
 
 
 def _normalised_column(word, data):
     """The column a note of kind NORMALISED names: its ``data`` (the sentence and the column, for the note naming
     the reference's sources; a stacked frame's note holds the data of the note it says of its rows)."""
     try:
+        if word == SCALED:  # the values written times a factor: the note's own record
+            return _normalised_column(*unscaled(word, data))
         if word == OF_ROWS:
             return _normalised_column(data[1], data[2])
         return data[1] if word == _SOURCES else data[0] if word == _MINMAX_ANALYSED else data
@@ -970,7 +990,8 @@ def _normalised_column(word, data):
 
 
 def _is_minmax(word, data):
-    """Whether a note's record (its ``word`` and ``data``) is the min-max normaliser's (or a stack's of it)."""
+    """Whether a note's record (its ``word`` and ``data``) is the min-max normaliser's (or a stack's of it); not one
+    of its scores times a factor (:data:`~rlstats.provenance.SCALED`), which can exceed 1."""
     try:
         return _is_minmax(data[1], data[2]) if word == OF_ROWS else word in (_MINMAX, _MINMAX_ANALYSED)
     except (TypeError, IndexError, KeyError):  # edited attrs
@@ -1229,9 +1250,11 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
     " at every step" with ``share=0``: pooled over steps, a few scores below gamma may be a whole early step's, of
     which "a few outlying runs" would be untrue). The
     note quotes counts, never a score, so that it reads the same in any units where it is given (as the raw-scales
-    note does). Normalised scores (``normalize=`` or a frame from :func:`normalize`) are left alone, whatever gamma.
+    note does). Normalised scores (``normalize=`` or a frame from :func:`normalize`) are left alone, whatever gamma,
+    but for those multiplied by a factor since (:func:`normalised_factor`), whose reference score is the factor.
     """
-    if design.normalized:
+    factor = normalised_factor(design.inherited_notes, design._response_column) if design.normalized else None
+    if design.normalized and factor is None:
         return None
     chosen = gamma != 1
     sides = gap_sides(design, gamma, values, task, agent, share)
@@ -1274,6 +1297,14 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
                 "averaged "
                 f"over {tasks}")
     response = design.response_name
+    if factor is not None:  # normalize()'s scores times a factor (audit s36 small36): its reference score is that
+        scaled = f"'{response}' holds normalised scores times {factor:.12g}: {what}"
+        if chosen:
+            return (f"the optimality gap is the mean shortfall below gamma = {signif(gamma)}, and {scaled}; set gamma= "
+                    f"to a target that some runs fall short of (the reference score is {factor:.12g})")
+        return (f"the optimality gap is the mean shortfall below gamma = {signif(gamma)}, a target on a normalised "
+                f"scale (1: the reference score, e.g. human), but {scaled}; set gamma={factor:.12g}, the reference "
+                f"score times {factor:.12g}")
     if chosen:  # not called a normalised target: the caller may have meant it in the score's units
         return (f"the optimality gap is the mean shortfall below gamma = {signif(gamma)}, and '{response}' was not "
                 f"normalised here: {what}; set gamma= to a target that some runs fall short of, or, if gamma was meant "

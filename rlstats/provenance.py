@@ -52,6 +52,9 @@ LEFT_OUT = "left out"
 COUNTED = "rlstats.provenance:counted"
 #: ``Note.word`` of a note of one of several stacked frames, said of its rows by what tells them apart (:func:`_of_rows`).
 OF_ROWS = "rlstats.provenance:_of_rows"
+#: ``Note.word`` of a note whose column holds the values it was written of times a positive common factor
+#: (:func:`values_checked`): ``data`` is ``[the note's word, its data, its text, the factor, the maker]``
+SCALED = "rlstats.provenance:_reword_scaled"
 #: ``Note.kind`` of :func:`rlstats.design.subset_rows`' note: these rows are those a ``subset=`` kept.
 SUBSET = "subset"
 #: ``Note.kind`` of :func:`rlstats.normalize`'s note: a column put on a normalised scale (which its ``data`` names).
@@ -357,8 +360,18 @@ def values_record(keys: pd.DataFrame, values: Any, column: str, maker: str) -> d
     while hashes.size > VALUES_CAP:
         modulus = 2 * modulus if modulus > 1 else 2 * -(-hashes.size // VALUES_CAP)
         hashes = hashes[hashes % np.uint64(modulus) == 0]
+    largest = np.unique(np.abs(values[np.isfinite(values)]))[::-1][:ANCHORS]
     return {"column": column, "keys": list(keys.columns), "hashes": hashes_text(hashes), "maker": maker,
-            "modulus": modulus, "labels": labels_record(keys)}
+            "modulus": modulus, "labels": labels_record(keys), "largest": [float(v) for v in largest]}
+
+
+#: The largest magnitudes of the values a :func:`values_record` keeps besides their hashes: the anchors from which
+#: :meth:`ValuesAt.factor` reads a common factor the values were multiplied by (rows that keep none of them: none read)
+ANCHORS = 8
+
+#: How far, in units in the last place, a value divided by the factor read may lie from the value written: the
+#: rounding of the product, of the factor read from it and of the quotient (:meth:`ValuesAt.factor`)
+FACTOR_ULPS = 4
 
 
 def _merged_values(first, second):
@@ -397,6 +410,49 @@ class ValuesAt:
         if modulus > 1:
             checked = checked & (self.hashes % np.uint64(modulus) == 0)
         return checked & ~held(self.hashes, str(record.get("hashes", ""))), checked
+
+    def factor(self, record: dict[str, Any], among: np.ndarray | None = None) -> float | None:
+        """The positive common factor c, not 1, such that each row's value (``among`` them) is c times one ``record``
+        holds at its key values (to the rounding of the product, :data:`FACTOR_ULPS`), or None: no such factor (a
+        shift, a factor per task, a sign changed, values replaced), or a record without anchors (:data:`ANCHORS`;
+        written before session 36) or none of whose anchors the rows keep (audit s36 small36: normalize()'s scores
+        in percent were read as raw scales). c is read as the largest magnitude over an anchor, a 12-digit number
+        where it is one to that rounding (x 100 is 100)."""
+        rows = self.read if among is None else self.read & among
+        try:
+            anchors = np.asarray(record.get("largest", ()), dtype=np.float64).ravel()
+        except (TypeError, ValueError):  # edited attrs
+            return None
+        anchors = anchors[np.isfinite(anchors) & (anchors > 0)]
+        top = float(np.max(np.abs(self.values[rows]))) if rows.any() else 0.0
+        if not anchors.size or not np.isfinite(top) or top == 0:
+            return None
+        for anchor in anchors:
+            c = top / anchor
+            rounded = float(f"{c:.12g}")
+            c = rounded if abs(rounded - c) <= FACTOR_ULPS * np.spacing(c) else c
+            if c != 1 and np.isfinite(c) and c > 0 and self._held_times(record, c, rows):
+                return c
+        return None
+
+    def _held_times(self, record, c, rows):
+        """Whether every row of ``rows`` whose quotient by ``c`` is checked (:meth:`unheld`) holds a value ``record``
+        holds times ``c``, and some row is checked: the quotient or a float within :data:`FACTOR_ULPS` of it."""
+        where = np.flatnonzero(rows)
+        for part in (where[:64], where):  # a few rows first: a wrong factor fails at once
+            keys, quotient = self.keys.iloc[part], self.values[part] / c
+            modulus, found, checked = _modulus(record), np.zeros(part.size, bool), np.zeros(part.size, bool)
+            up, down = quotient.copy(), quotient.copy()
+            for step in range(FACTOR_ULPS + 1):
+                for value in ((up,) if step == 0 else (up, down)):
+                    hashes = value_hashes(keys, value)
+                    divides = hashes % np.uint64(modulus) == 0 if modulus > 1 else np.ones(part.size, bool)
+                    checked |= divides
+                    found |= divides & held(hashes, str(record.get("hashes", "")))
+                up, down = np.nextafter(up, np.inf), np.nextafter(down, -np.inf)
+            if not checked.any() or (checked & ~found).any():
+                return False
+        return True
 
     def relabelled(self, record: dict[str, Any], wrong: np.ndarray) -> tuple[str, Any] | None:
         """(a key column holding, at a ``wrong`` row, a label ``record`` does not, its first such label) or None."""
@@ -462,11 +518,58 @@ def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
                                     f"(first: {key}={label!r}; relabelled or recoded, or rows of other data added), "
                                     f"so {maker}'s note on '{column}' is not shown")
             continue
+        factor = at.factor(record, among)
+        if factor is not None:  # the values written times a positive common factor (audit s36 small36)
+            said_factor = f"{factor:.12g}"
+            if note.kind == NORMALISED:
+                out.append(dataclasses.replace(
+                    note, text=_scaled_text(note.text, said_factor, maker), word=SCALED, values=None,
+                    data=[note.word, note.data, note.text, factor, maker]))
+            else:  # what it says of the values themselves (a range, their units) is not said of these
+                said.setdefault(column, f"'{column}' holds the values {maker} wrote times {said_factor}, so "
+                                        f"{maker}'s notes on those values are not shown")
+            continue
         value = at.values[int(np.flatnonzero(wrong)[0])]
         said.setdefault(column, f"'{column}' holds, in {int(wrong.sum()):,} of {int(read.sum()):,} "
                                 f"rows{checked_share(record)}, values that are not those {maker} wrote (first: "
                                 f"{at.first(wrong)}, {column}={value:g}), so {maker}'s note on it is not shown")
     return out + [Note(text) for text in said.values()]
+
+
+def _scaled_text(text, factor, maker):
+    """A note's sentence said of its column's values times ``factor`` (:data:`SCALED`)."""
+    return f"{text}; the scores analysed are those times {factor} (every row holds {maker}'s value times {factor})"
+
+
+def _reword_scaled(note, items, n_rows):
+    """A note of values times a factor (:data:`SCALED`) said again of ``items``: its own note's words, with it."""
+    word, data, text, factor, maker = note.data
+    if word is not None:
+        text = _wording(dataclasses.replace(note, word=word, data=data))(
+            dataclasses.replace(note, word=word, data=data), items, n_rows)
+        if text is None:
+            return None
+    return _scaled_text(text, f"{factor:.12g}", maker)
+
+
+def scaled_by(note: Note) -> float | None:
+    """The factor a note's column holds its values times (:data:`SCALED`), else None."""
+    if note.word != SCALED:
+        return None
+    try:
+        return float(note.data[3])
+    except (TypeError, ValueError, IndexError):  # edited attrs
+        return None
+
+
+def unscaled(word: Any, data: Any) -> tuple[Any, Any]:
+    """(word, data) of a note as written, under a :data:`SCALED` note's (``word``, ``data``) where it is one."""
+    if word == SCALED:
+        try:
+            return data[0], data[1]
+        except (TypeError, IndexError, KeyError):  # edited attrs
+            return None, None
+    return word, data
 
 
 def _scalar(value):
@@ -501,7 +604,7 @@ WORDINGS = frozenset({
     "rlstats.normalization:_reword_sources",
     "rlstats.logs._read:_reword_early", "rlstats.logs._read:_reword_segments", "rlstats.logs._read:_reword_reruns",
     "rlstats.logs._read:_reword_joined", "rlstats.logs._read:_reword_copies",
-    "rlstats.datasets._hpo:_reword_identical",
+    "rlstats.datasets._hpo:_reword_identical", SCALED,
 })
 
 

@@ -54,7 +54,9 @@ def test_the_time_record_is_normalize_s_record(times):
     import base64
 
     record = _time_record(times)
-    assert set(record) == {"column", "keys", "hashes", "maker", "modulus", "labels"}
+    # "largest": the 8 largest magnitudes, from which a common factor is read (audit s36 small36)
+    assert set(record) == {"column", "keys", "hashes", "maker", "modulus", "labels", "largest"}
+    assert record["largest"] == sorted(set(np.abs(times["score"].dropna()).tolist()), reverse=True)[:8]
     assert record["keys"] == ["agent", "task", "seed"] and record["column"] == "score" and record["modulus"] == 1
     assert np.frombuffer(base64.b64decode(record["hashes"]), dtype="<u8").size == 27
     assert "runs" not in provenance_of(times).notes[-1].data

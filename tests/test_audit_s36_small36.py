@@ -89,7 +89,6 @@ def _normalised():
 NORMALISED = "'score' normalised per task as (score - low) / (high - low) with low and high from the reference frame"
 
 
-@pytest.mark.xfail(strict=True, reason="a common factor loses normalize()'s note (small36 2)")
 @pytest.mark.parametrize("factor, said", [(100.0, "100"), (0.01, "0.01"), (1 / 3, "0.333333333333")])
 def test_a_common_factor_keeps_the_note_said_with_it(factor, said):
     frame = _normalised()
@@ -103,7 +102,6 @@ def test_a_common_factor_keeps_the_note_said_with_it(factor, said):
     assert kept.normalized and kept.notes[-1].endswith(f"times {said})")
 
 
-@pytest.mark.xfail(strict=True, reason="a common factor loses normalize()'s note (small36 2)")
 def test_the_optimality_gap_target_said_on_the_scaled_scores():
     frame = _normalised()
     result = rlstats.compare(frame.assign(score=frame["score"] * 100), "score ~ agent | task", method="bootstrap",
