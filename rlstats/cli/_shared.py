@@ -643,12 +643,12 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
     # the positional arguments as typed, flags and bare words (a CommandParser keeps them): argparse took
     # --formula's value for FILE (review s35 rv35a)
     words_typed = getattr(parser, "_typed", ())
-    as_typed = {name: value for name, (value, _) in typed_positionals(parser, words_typed).items()
-                if value is not None}
+    read, options_typed = typed_words(parser, words_typed)
+    as_typed = {name: value for name, (value, _) in read.items() if value is not None}
 
     def positional_said(name, value):  # FORMULA is the second positional argument: rlstats compare FILE '...'
         values = {**as_typed, name: value if value is not None else as_typed.get(name)}
-        return f"; {positional_place(positional, name)}: {positional_call(parser, positional, values)}"
+        return f"; {positional_place(positional, name)}: {positional_call(parser, positional, values, options_typed)}"
 
     def hint_of(name, value):  # name=value as Python's call takes it (name= without a value)
         typed = None if value is None else value if re.fullmatch(r"[\w+-]+(?:\.[\w+-]+)*", value) else repr(value)
@@ -807,16 +807,23 @@ def positional_place(positional: Sequence[str], name: str) -> str:
     return f"{name.upper()} is the {ordinal(positional.index(name) + 1)} positional argument"
 
 
-def positional_call(parser: argparse.ArgumentParser, positional: Sequence[str], typed: Mapping[str, str | None]) -> str:
-    """The command with its positional arguments in place, those typed (``typed``: name -> the value typed, None for
-    none) as typed, the others by name: ``rlstats compare FILE 'score ~ agent | task'`` (a formula not typed is said
-    by an example)."""
+def positional_call(parser: argparse.ArgumentParser, positional: Sequence[str], typed: Mapping[str, str | None],
+                    options: Sequence[str] = ()) -> str:
+    """The command with the other words typed (``options``, :func:`typed_words`' second part: every option and its
+    values, as typed) and its positional arguments in place, those typed (``typed``: name -> the value typed, None
+    for none) as typed, the others by name: ``rlstats compare --method bootstrap FILE 'score ~ agent | task'`` (a
+    formula not typed is said by an example); after ``--`` where a value reads as a flag (a file named ``-d3.csv``)
+    or an option typed takes any number of words (audit s36 small36: the options typed were dropped, the command
+    suggested ran the default method)."""
     words = []
     for dest in positional:
         value = typed.get(dest)
         value = value if value is not None else "score ~ agent | task" if dest == "formula" and dest in typed else None
         words.append(dest.upper() if value is None else shlex.quote(value))
-    return f"{parser.prog} {' '.join(words)}"
+    taken = _values_taken(parser)
+    apart = (any(value is not None and value.startswith("-") for value in typed.values())
+             or any(taken.get(word) == math.inf for word in options))
+    return " ".join([parser.prog, *map(shlex.quote, options), *(["--"] if apart else []), *words])
 
 
 def _values_taken(parser: argparse.ArgumentParser) -> dict[str, float]:
@@ -831,15 +838,18 @@ def _values_taken(parser: argparse.ArgumentParser) -> dict[str, float]:
     return taken
 
 
-def typed_positionals(parser: argparse.ArgumentParser, typed: Sequence[str]) -> dict[str, tuple[str | None, bool]]:
-    """``parser``'s positional arguments as the words ``typed`` give them: name -> (its value or None, typed as a flag).
-    A positional argument typed as a flag (``--formula 'score ~ agent'``, ``--file=d3.csv``) takes its value from
-    there; the bare words, those no option takes, fill the others in their order (review s35 rv35a: argparse reads
-    ``--formula 'score ~ agent' d3.csv`` as the formula d3.csv, and the way on dropped both words typed)."""
+def typed_words(parser: argparse.ArgumentParser,
+                typed: Sequence[str]) -> tuple[dict[str, tuple[str | None, bool]], list[str]]:
+    """(``parser``'s positional arguments as the words ``typed`` give them: name -> (its value or None, typed as a
+    flag); the other words typed in their order, each option with the values it takes, which :func:`positional_call`
+    keeps). A positional argument typed as a flag (``--formula 'score ~ agent'``, ``--file=d3.csv``) takes its value
+    from there; the bare words, those no option takes, fill the others in their order (review s35 rv35a: argparse
+    reads ``--formula 'score ~ agent' d3.csv`` as the formula d3.csv, and the way on dropped both words typed)."""
     positional = positional_names(parser)
     taken = _values_taken(parser)
     flagged: dict[str, str | None] = {}
     bare: list[str] = []
+    options: list[str] = []
     i = 0
     while i < len(typed):
         word = typed[i]
@@ -861,28 +871,30 @@ def typed_positionals(parser: argparse.ArgumentParser, typed: Sequence[str]) -> 
             else:
                 flagged[name] = None
             continue
+        options.append(word)
         if equals:
             continue
         many = taken.get(word, 0)
         while many > 0 and i < len(typed) and not (typed[i].startswith("-") and typed[i] != "-"):
+            options.append(typed[i])
             i, many = i + 1, many - 1
     out: dict[str, tuple[str | None, bool]] = {name: (value, True) for name, value in flagged.items()}
     rest = iter(bare)
     for k, name in enumerate(positional):
         if name not in out:  # as many bare words as places: each in its own place (d3.csv 'score ~ agent' --file x)
             out[name] = (bare[k] if len(bare) >= len(positional) else next(rest, None), False)
-    return {name: out[name] for name in positional}
+    return {name: out[name] for name in positional}, options
 
 
 def missing_positional_said(parser: argparse.ArgumentParser, typed: Sequence[str], message: str) -> str | None:
     """argparse's "the following arguments are required: formula" in the words typed (audit s35 small35): where a
     positional argument was typed as a flag (``rlstats compare --formula '...'``), argparse took its value for the
     positional argument before it (FILE) and named the wrong one missing. The words typed are read by
-    :func:`typed_positionals`, and those still missing are said, with the command they complete (review s35 rv35a:
+    :func:`typed_words`, and those still missing are said, with the command they complete (review s35 rv35a:
     ``--file=d3.csv --formula='score ~ agent'`` was told the formula was missing); None where no positional argument
     was typed as a flag (argparse's message is then right)."""
     positional = positional_names(parser)
-    given = typed_positionals(parser, typed)
+    given, options = typed_words(parser, typed)
     flagged = [name for name, (_, flag) in given.items() if flag]
     if not flagged:
         return None
@@ -892,7 +904,7 @@ def missing_positional_said(parser: argparse.ArgumentParser, typed: Sequence[str
     asides = "; ".join(f"--{name.replace('_', '-')} is no flag of {parser.prog}: {positional_place(positional, name)}"
                        for name in flagged)
     call = positional_call(parser, positional, {name: value for name, (value, _) in given.items()
-                                                if value is not None or name in flagged})
+                                                if value is not None or name in flagged}, options)
     if not missing and not flags:
         return f"{asides}: {call}; see {parser.prog} --help"
     said = " and ".join(name.upper() for name in [*missing, *flags])
@@ -994,7 +1006,8 @@ def in_command_notes(result: Result, hints: tuple[Any, ...] | None, labels: Iter
 #: it, and a quantity's value after "at" or "level"
 _PYTHON_OPTION = re.compile(r"""(?<![\w./\\-])(?<!-o )(?<!-o ")(?<!-o ')(?<!-option )(?<!\bat )(?<!\blevel )"""
                             r"""([A-Za-z_][A-Za-z0-9_]*)="""
-                            r"""("[^"]*"|'[^']*'|\.\.\.|\d{1,3}(?:,\d{3})+(?![\d.])|[\w+<>-]+(?:\.[\w+<>-]+)*"""
+                            # a quoted value as Python's repr writes it, its quotes and backslashes escaped
+                            r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\.\.\.|\d{1,3}(?:,\d{3})+(?![\d.])|[\w+<>-]+(?:\.[\w+<>-]+)*"""
                             # a tuple of plain values (bounds=(-500, None)): one -o word (audit s32)
                             r"""|\((?:\s*(?:[\w.+-]+|'[^']*'|"[^"]*")\s*,)+\s*(?:[\w.+-]+|'[^']*'|"[^"]*")?\s*\)"""
                             # a list of plain values (config=['lr', 'gamma']), none elided ('...'): one -o word
@@ -1044,8 +1057,8 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
     def spelled(match):
         name, value = match.group(1), match.group(2)
         quoted = value[0] in "\"'" and value[-1] == value[0]
-        if quoted:
-            value = value[1:-1]
+        if quoted:  # Python's string literal as the text it holds: a label's quote or backslash unescaped
+            value = re.sub(r"\\([\\'\"])", r"\1", value[1:-1])
         elif re.fullmatch(r"\d{1,3}(?:[,_]\d{3})+", value):  # 940,000 or 940_000 as one number, as typed
             value = value.replace(",", "").replace("_", "")
         flag = flags.get(name, "")
