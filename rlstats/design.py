@@ -325,21 +325,6 @@ class Design:
             seeds=None if self.seeds is None else self.seeds[rows],
             extra={k: v[rows] for k, v in self.extra.items()})._restated_notes(rows.size < self.nobs)
 
-    def _select_rows(self, rows: ArrayLike) -> Design:
-        """A copy holding only ``rows`` (positions into its arrays, increasing): the runs a back end analysed of those
-        it was given (AdaStop's batches fed, for :func:`copied_runs_note`), every agent and task kept, the cells'
-        counts and runs recounted. Internal: ``rows`` unchecked (a back end's own positions, sorted)."""
-        rows = np.asarray(rows, dtype=np.intp)
-        k = self.n_agents
-        cell = self.task[rows].astype(np.intp) * k + self.agent[rows]
-        counts = np.bincount(cell, minlength=self.n_tasks * k)
-        run = (np.arange(rows.size) - (np.cumsum(counts) - counts)[cell]).astype(CODE)  # rows sorted by cell
-        return dataclasses.replace(
-            self, y=self.y[rows], agent=self.agent[rows], task=self.task[rows], run=run,
-            counts=counts.reshape(self.n_tasks, k), row_position=self.row_position[rows],
-            seeds=None if self.seeds is None else self.seeds[rows],
-            extra={key: v[rows] for key, v in self.extra.items()})._restated_notes(rows.size < self.nobs)
-
     @property
     def analysed_note_keys(self) -> pd.DataFrame | None:
         """The distinct values of the inherited notes' key columns among the rows this Design analyses (those of
@@ -2179,8 +2164,24 @@ def _shared_said(shared: int, runs_first: int, runs_second: int) -> str:
 COPIED_CELLS_SHOWN = 6
 
 
+def _rows_selected(design: Design, rows: ArrayLike) -> Design:
+    """A copy of ``design`` holding only ``rows`` (positions into its arrays, increasing): the runs a back end analysed
+    of those it was given (AdaStop's batches fed, :func:`copied_runs_note`'s ``rows=``), every agent and task kept,
+    the cells' counts and runs recounted. ``rows`` unchecked (a back end's own positions, sorted)."""
+    rows = np.asarray(rows, dtype=np.intp)
+    k = design.n_agents
+    cell = design.task[rows].astype(np.intp) * k + design.agent[rows]
+    counts = np.bincount(cell, minlength=design.n_tasks * k)
+    run = (np.arange(rows.size) - (np.cumsum(counts) - counts)[cell]).astype(CODE)  # rows sorted by cell
+    return dataclasses.replace(
+        design, y=design.y[rows], agent=design.agent[rows], task=design.task[rows], run=run,
+        counts=counts.reshape(design.n_tasks, k), row_position=design.row_position[rows],
+        seeds=None if design.seeds is None else design.seeds[rows],
+        extra={key: v[rows] for key, v in design.extra.items()})._restated_notes(rows.size < design.nobs)
+
+
 def copied_runs_note(design: Design, given: pd.DataFrame | None = None, said_within: Sequence[int] = (),
-                     incomplete_refused: bool = True) -> list[str]:
+                     incomplete_refused: bool = True, rows: ArrayLike | None = None) -> list[str]:
     """[a note] where runs of a cell repeat other runs' scores exactly and such repeats are improbable by chance at the
     scores' resolution (:func:`rlstats.statistics.copied_runs`: a file read twice, a batch saved again), and one
     sentence per pair of agent x task cells of different tasks whose runs share scores so improbably (a column copied
@@ -2197,7 +2198,10 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None, said_wit
     error: distinct runs can score alike).  A way on leaving out a whole agent x task cell adds
     ``na_action="drop"`` where ``incomplete_refused``: the call's ``na_action`` is ``"raise"`` and the method may
     compare every agent on every task (:func:`_cell_left_out`; AdaStop's kernels read the cells there are).
+    ``rows`` (positions into the Design's arrays, increasing): of those runs alone, the runs a back end analysed of
+    those it was given (AdaStop's batches fed; :func:`_rows_selected`).
     """
+    design = design if rows is None else _rows_selected(design, rows)
     f = design.formula
     column = f.response_columns[0] if len(f.response_columns) == 1 else None  # log(score): equal where score is
     values = design.y

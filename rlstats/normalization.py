@@ -1253,7 +1253,7 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
     note does). Normalised scores (``normalize=`` or a frame from :func:`normalize`) are left alone, whatever gamma,
     but for those multiplied by a factor since (:func:`normalised_factor`), whose reference score is the factor.
     """
-    factor = normalised_factor(design.inherited_notes, design._response_column) if design.normalized else None
+    factor = normalised_factor(design.inherited_notes, design.response_name) if design.normalized else None
     if design.normalized and factor is None:
         return None
     chosen = gamma != 1

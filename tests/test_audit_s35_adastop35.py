@@ -17,7 +17,7 @@ from conftest import load_dataset
 
 import rlstats
 from rlstats.cli import main
-from rlstats.design import COPIED_ACROSS, COPIED_RUNS
+from rlstats.design import COPIED_ACROSS, COPIED_RUNS, _rows_selected
 from rlstats.methods.adastop._backend import REPEATED_RUNS
 
 FORMULA = "score ~ agent | task"
@@ -191,7 +191,7 @@ def test_select_rows_recounts_cells_and_runs():
     """The Design of the runs fed (AdaStop's batches 1 of task b): counts and run indices recounted, the rest kept."""
     design = rlstats.build(frame(), FORMULA, extra_columns=("batch",))
     rows = np.flatnonzero((design.task == 0) | (design.extra["batch"] == 1))
-    fed = design._select_rows(rows)
+    fed = _rows_selected(design, rows)  # design._rows_selected since s36 small36 (was Design._select_rows)
     assert fed.counts.tolist() == [[10, 10], [5, 5]] and fed.nobs == 30
     assert fed.run.tolist() == list(range(10)) * 2 + list(range(5)) * 2
     assert np.array_equal(fed.y, design.y[rows]) and np.array_equal(fed.row_position, design.row_position[rows])

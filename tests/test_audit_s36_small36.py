@@ -170,7 +170,6 @@ def test_a_quote_in_a_label_is_said_as_the_shell_takes_it():
 #    ``copied_runs_note(rows=)``'s, selected in design.py (``_rows_selected``); no other module reads a private name
 #    of Design.
 
-@pytest.mark.xfail(strict=True, reason="AdaStop calls Design._select_rows (small36 4)")
 def test_no_module_but_design_reads_a_private_name_of_design():
     import ast
     import pathlib

@@ -1001,7 +1001,7 @@ def _copied_notes(design, given, task_data, runs):
     if rows.size < 2:
         return []
     said = [t * design.n_agents + a for t, a in _repeated_batches(runs)]
-    return copied_runs_note(design._select_rows(rows), given, said_within=said, incomplete_refused=False)
+    return copied_runs_note(design, given, said_within=said, incomplete_refused=False, rows=rows)
 
 
 def _unused_notes(runs, pairs, agents, K, blocked):
