@@ -183,3 +183,35 @@ def test_no_module_but_design_reads_a_private_name_of_design():
              if isinstance(node, ast.Attribute) and node.attr in private]
     assert private and found == []
     assert not hasattr(Design, "_select_rows") and not hasattr(Design, "rows_selected")
+
+
+# 5. Hand-built plurals (``step{'s' if n > 1 else ''}``, ``describe{'s' if one else ''}``) in curves, adastop, runs,
+#    options, the command line and others: each is now the grammar module's plural(), count() or verb().
+
+#: the places left, each not a count's agreement: a step range's "step"/"steps" (one step or a range), the verb after
+#: names read as plural by their own words ("the means depend"), and "Start"'s capital (twice)
+LEFT = {("methods/curves/_result.py", "return f\"at step{'' if one else 's'}"),
+        ("normalization.py", "f\"depend{'' if len(read) > 1 or read[0][1] else 's'}"),
+        ("cli/adastop.py", "lambda match: f\"{'S' if match.group(1) == 'P' else 's'}tart"),
+        ("cli/adastop.py", "return _LARGER_N_OR_K.sub(lambda match: f\"{'s' if match.group(1) == 'u' else 'S'}tart")}
+
+
+@pytest.mark.xfail(strict=True, reason="hand-built plurals (small36 5)")
+def test_no_hand_built_plural_is_left():
+    import pathlib
+
+    root = pathlib.Path(rlstats.__file__).parent
+    pattern = re.compile(r"""\{'e?s' if|"e?s" if |'e?s' if len|else 'e?s'\}|else 've'\}""")
+    found = {(str(path.relative_to(root)), line.strip()[:len(text)])
+             for path in root.rglob("*.py") if path.name != "grammar.py"
+             for line in path.read_text(encoding="utf-8").splitlines() if pattern.search(line)
+             for text in [next((t for p, t in LEFT if line.strip().startswith(t)), line.strip())]}
+    assert found == LEFT
+
+
+@pytest.mark.xfail(strict=True, reason="verb(2, 'goes') said 'goe' (small36 5)")
+def test_the_verbs_the_plurals_became():
+    from rlstats.grammar import verb
+
+    assert [verb(n, w) for w in ("goes", "misses", "describes", "repeats", "ends") for n in (1, 2)] == [
+        "goes", "go", "misses", "miss", "describes", "describe", "repeats", "repeat", "ends", "end"]
