@@ -2138,7 +2138,7 @@ def _repeated_id_note(design, data):
                         ((c, data[c].to_numpy()[design.row_position[i]]) for c in columns))
     by = [k for k in (f.groups, f.blocks, *f.crossed) if k is not None] + columns
     # said without pandas code, which the command line's notes could not follow
-    return [f"{' and '.join(map(repr, columns))} repeat{'s' if len(columns) == 1 else ''} an id within a cell "
+    return [f"{' and '.join(map(repr, columns))} {verb(len(columns), 'repeats')} an id within a cell "
             f"({said} of {where}: {rows} rows; {count(repeats, 'repeated row')} in all), and each row is counted as a "
             "run, "
             f"as the formula names no run column; if those rows are one run's (evaluation episodes, say), average "

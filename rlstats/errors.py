@@ -132,8 +132,10 @@ def rows_named(index: Any, positions: Sequence[int], limit: int = 5) -> str:
     by_position = repeated_index_rows(index, positions, limit)
     if by_position:
         return by_position
+    from .grammar import plural
+
     labels = ", ".join(repr(label) for label in index[positions[:limit]].tolist())
-    return f"index label{'s' * (len(positions) > 1)} {labels}" + (", ..." * (len(positions) > limit))
+    return f"{plural('index label', len(positions))} {labels}" + (", ..." * (len(positions) > limit))
 
 
 def rows_described(index: Any, positions: Iterable[int], fields: Sequence[tuple[str, Any]], limit: int = 3) -> str:

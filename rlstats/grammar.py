@@ -174,7 +174,7 @@ def count(n: SupportsInt, word: str, irregular: str | None = None) -> str:
 
 
 #: Verbs whose form after a plural subject is not their singular's, "s" taken off (:func:`verb`)
-_VERB_PLURAL = {"has": "have", "is": "are", "was": "were", "does": "do"}
+_VERB_PLURAL = {"has": "have", "is": "are", "was": "were", "does": "do", "goes": "go"}
 
 
 def verb(n: SupportsInt, one: str, several: str | None = None) -> str:

@@ -342,7 +342,7 @@ def _rule_frame(rule, df, by, score, low, high, kept=None):
     flat = [t for t, a, b in zip(tasks, table["min"], table["max"]) if not b > a]
     if flat:
         one = len(flat) == 1
-        found = (f"min-max normalisation needs two different scores in every task; task{'' if one else 's'} "
+        found = (f"min-max normalisation needs two different scores in every task; {plural('task', len(flat))} "
                  f"{_show(flat)} {verb(len(flat), 'has')} one value only (or none that is not missing), so "
                  f"{'its range is' if one else 'their ranges are'} zero")
         if len(flat) == len(tasks):  # nothing left to drop: every run of every task ties

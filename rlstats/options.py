@@ -20,6 +20,7 @@ import numpy as np
 
 from .cost import check_max_seconds
 from .errors import OptionError, agent_named, as_given, close_names, other_value_said, shown
+from .grammar import count
 
 _N = TypeVar("_N", int, float)
 P = ParamSpec("P")
@@ -313,7 +314,7 @@ def surplus_positional_error(where: str, by_position: Sequence[str], args: Seque
     options = [name for name in options if name not in by_position]  # given by position: named too, a TypeError
     if passes_on:
         options = [*options, f"and those help({where[:-2]}) lists"]
-    taken = (f"{len(by_position)} value{'s' if len(by_position) != 1 else ''} by position "
+    taken = (f"{count(len(by_position), 'value')} by position "
              f"({', '.join(by_position)})" if by_position else "no values by position")
     got = f"got {len(args)}" + (f" beside {', '.join(f'{name}=' for name in by_position if name in named)} by name"
                                  if named else "")

@@ -932,7 +932,7 @@ def _ends(tasks, facts, within=False, horizon=False):
     shown = "; ".join(f"{facts[i][1]} at {format_step(last[i])}, its task's runs reaching "
                       f"{format_step(top)}" for i, top in early[:3]) + ("; ..." if len(early) > 3 else "")
     one = len(early) == 1
-    head = (f"{text}; {count(len(early), 'run')} end{'s' if one else ''} "
+    head = (f"{text}; {count(len(early), 'run')} {verb(len(early), 'ends')} "
             f"{'one logging interval or more' if missed else 'more than one logging interval'} before the "
             f"last run of {'its' if one else 'their'} task, so ")
     if horizon:  # every run of the task is read up to the short run's end only

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 
 from ..errors import INDEX_LABELS, close_names, install_hint, shell_word, shown
-from ..grammar import ordinal, verb
+from ..grammar import ordinal, plural, verb
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -305,12 +305,13 @@ def rows_in_file(message: str, path: str | None, sep: str | None = None) -> str:
 
     def in_file(match):
         labels = [int(label) for label in match.group(1).split(", ")]
-        more, plural = match.group(2) or "", "s" * (len(labels) > 1)
-        rows = f"data row{plural} {', '.join(str(label + 1) for label in labels)}{more}"
+        more = match.group(2) or ""
+        rows = f"data {plural('row', len(labels))} {', '.join(str(label + 1) for label in labels)}{more}"
         lines = _record_lines(path, sep, max(labels))
         if lines is None or max(labels) >= len(lines):
             return rows
-        return f"{rows} (line{plural} {', '.join(str(lines[label]) for label in labels)}{more} of {path})"
+        return (f"{rows} ({plural('line', len(labels))} {', '.join(str(lines[label]) for label in labels)}{more} "
+                f"of {path})")
 
     return INDEX_LABELS.sub(in_file, message)  # labels of the frame read_table gave, 0, 1, ...
 
@@ -1200,8 +1201,8 @@ def _option_list(match, flags):
     if not flagged:
         return match.group(0)
     kept = ", ".join(name for name in names if not flags.get(name, "").startswith("--"))
-    plural = "s" if len(flagged) > 1 else ""
-    return f"{match.group(1)}{kept} (with -o NAME=VALUE), and the flag{plural} {', '.join(flagged)}"
+    return (f"{match.group(1)}{kept} (with -o NAME=VALUE), and the {plural('flag', len(flagged))} "
+            f"{', '.join(flagged)}")
 
 
 def keyword_names(*functions: Callable[..., Any]) -> set[str]:

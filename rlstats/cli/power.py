@@ -17,6 +17,7 @@ import argparse
 import sys
 from typing import TextIO
 
+from ..grammar import verb
 from ._shared import ANY_VALUE, FORMATS, flag_table, help_description, help_examples, keyword_flag
 
 
@@ -266,8 +267,8 @@ def _arguments(args):
                                           ("--heterogeneity", args.heterogeneity)) if value is not None]
         if given:
             one = len(given) == 1
-            raise _usage_error(f"{' and '.join(given)} describe{'s' if one else ''} simulated data; with --pilot the "
-                               f"runs are resampled as they are: drop {'it' if one else 'them'}")
+            raise _usage_error(f"{' and '.join(given)} {verb(len(given), 'describes')} simulated data; with --pilot "
+                               f"the runs are resampled as they are: drop {'it' if one else 'them'}")
         pilot = read_table(args.pilot, sep=args.sep, names=name_columns(args.formula))
         args.labels = held_labels(pilot, name_columns(args.formula))  # the errors' and warnings' names as written
         if args.normalize is not None:
@@ -288,7 +289,7 @@ def _arguments(args):
         given = [flag for flag, value in (("--resample", args.resample), ("--shifted-agent", args.shifted_agent))
                  if value is not None]
         if given:
-            raise _usage_error(f"{' and '.join(given)} go{'es' if len(given) == 1 else ''} with --pilot FILE; "
+            raise _usage_error(f"{' and '.join(given)} {verb(len(given), 'goes')} with --pilot FILE; "
                                "simulated data shift the agents by --effect (spread from 0 for the first agent to "
                                "it for the last)")
         kwargs.update(distribution=args.distribution or "mixed",

@@ -1837,13 +1837,13 @@ def _monte_carlo_notes(runs, pairs, agents, blocked, sequential=True):
                  "falls as 1 / sqrt(n_resamples)). ")
     trees = {h["interim"]: tree for (run, h, *_), (_, tree) in zip(close, needs) if tree is not None}
     if trees:
-        text += (f"n_resamples={max(trees.values()):_} enumerates every path of interim"
-                 f"{'s' if len(trees) > 1 else ''} {', '.join(map(str, sorted(trees)))}: no Monte Carlo error. ")
+        text += (f"n_resamples={max(trees.values()):_} enumerates every path of "
+                 f"{fmt.plural('interim', len(trees))} {', '.join(map(str, sorted(trees)))}: no Monte Carlo error. ")
     # interims the paper's slot choice would enumerate at this n_resamples (joint relabelling never enumerates)
     enumerable = sorted({h["interim"] for run, h, *_ in close if run.joint and
                          kernels.path_counts(run.schedule.n, h["interim"], run.schedule.n_resamples)[1][-1]})
     if enumerable:
-        what = (f"interim{'s' if len(enumerable) > 1 else ''} {', '.join(map(str, enumerable))}" if sequential
+        what = (f"{fmt.plural('interim', len(enumerable))} {', '.join(map(str, enumerable))}" if sequential
                 else "the permutations")
         text += (f"permutations='pairwise' enumerates {what} exactly (no Monte Carlo error), but it is the paper's "
                  "other test, whose family-wise error can exceed alpha with three agents or more: choose it before "

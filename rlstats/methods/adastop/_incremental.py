@@ -960,7 +960,7 @@ def _in_wide_batch(batch, columns, message):
         at = {}  # row -> the columns named there
         for label in map(int, match.group(1).split(", ")):
             at.setdefault(label % n_rows, []).append(repr(str(columns[label // n_rows])))
-        return "; ".join(f"column{'s' * (len(names) > 1)} {join_and(names)} of {rows_named(batch.index, [row])}"
+        return "; ".join(f"{plural('column', len(names))} {join_and(names)} of {rows_named(batch.index, [row])}"
                          for row, names in at.items()) + (match.group(2) or "")
 
     return INDEX_LABELS.sub(cells, message)
@@ -1013,7 +1013,7 @@ def _batch_scores(batch, agent, score, agents):
     elif hasattr(batch, "items"):
         given = {str(k): np.atleast_1d(unmasked(v)) for k, v in batch.items()}  # masked entries: missing
         out = {k: _as_scores(v, k) for k, v in given.items()}
-        booleans = _booleans("the scores of agent", [k for k, v in given.items() if v.dtype.kind == "b"], plural=True)
+        booleans = _booleans("the scores of agent", [k for k, v in given.items() if v.dtype.kind == "b"], several=True)
     else:
         raise DesignError(f"a batch must be a DataFrame or a mapping {{agent: scores}}, got {type(batch).__name__}")
     unknown = [a for a in out if a not in agents]
@@ -1041,12 +1041,12 @@ def _unknown_agents(unknown, agents, given=()):
             f"{quoted(agents)}")
 
 
-def _booleans(what, names, plural=False):
+def _booleans(what, names, several=False):
     """The sentence saying the ``names`` (columns, agents) held True/False scores, read as 1/0; None for no names."""
     if not names:
         return None
-    return booleans_read(f"{what}{'s' * (len(names) > 1)} {join_and(repr(n) for n in names)}",
-                         plural=plural or len(names) > 1)
+    return booleans_read(f"{plural(what, len(names))} {join_and(repr(n) for n in names)}",
+                         plural=several or len(names) > 1)
 
 
 def _not_numbers(values):

@@ -295,7 +295,7 @@ class AdaStopResult(Result):
         if len(exact) == len(paths):
             return "every path enumerated exactly"
         if exact:
-            return (f"enumerated exactly at interim{'s' if len(exact) > 1 else ''} {_ranges(exact)}, "
+            return (f"enumerated exactly at {fmt.plural('interim', len(exact))} {_ranges(exact)}, "
                     f"then {fmt.count(self.n_resamples, 'random path')}")
         return f"{fmt.count(self.n_resamples, 'random path')} (identity included)"
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from .._declaration import Backend, Need, PowerRule
 from ...cost import BYTES_PER_STATISTIC, Shape, Work
+from ...grammar import plural
 
 _HERE = "rlstats.methods.bootstrap"
 _FORMULA = "score ~ agent | task"
@@ -99,7 +100,7 @@ def cost(shape: Shape, options: Any) -> Work:
     how = {STUDENTIZED_PASSES: "3 passes (studentised) x ", MATRIX_PASSES: "2 passes (run matrices) x ", 1: ""}[passes]
     return Work(passes * resampled + _CALL_SECONDS / per_unit, "resampled runs", per_unit,
                 f"{how}{options.n_resamples:,} resamples x ({shape.rows:,} runs + {_RUNS_PER_AGENT} x {shape.agents} "
-                f"agents), {metrics} metric{'s' if metrics > 1 else ''}, + the call's own {_CALL_SECONDS:g} s",
+                f"agents), {metrics} {plural('metric', metrics)}, + the call's own {_CALL_SECONDS:g} s",
                 memory=BYTES_PER_METRIC * options.n_resamples * shape.agents * metrics,
                 kept=f"{options.n_resamples:,} resamples x {shape.agents:,} agents x {metrics} metrics")
 

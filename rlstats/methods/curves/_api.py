@@ -479,7 +479,7 @@ def _on_tasks(grid, per_task, tasks, covering):
              for g in order]
     if len(masks) == 1 and np.array_equal(masks[0], covering):
         return f"on {join_and(named[0], limit=TASKS_SHOWN)}", True, rows.size
-    parts = [f"on {join_and(n, limit=TASKS_SHOWN)} at step{'s' if masks[g].sum() > 1 else ''} "
+    parts = [f"on {join_and(n, limit=TASKS_SHOWN)} at {plural('step', masks[g].sum())} "
              f"{_step_span(grid, masks[g])}" for n, g in zip(named, order)]
     rest = sum(len(n) for n in named[TASK_GROUPS_SHOWN:])
     parts = parts[:TASK_GROUPS_SHOWN] + ([f"on {count(rest, 'more task')} at other steps"] if rest else [])
@@ -916,14 +916,14 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     if missing.size:
         named = "; ".join(f"{runs.run_label(design, starts[i])}, logged from {format_step(logged[starts[i]])} to "
                           f"{format_step(logged[stops[i] - 1])}" for i in missing[:3])
-        notes.append(f"{count(missing.size, 'run')} miss{'es' if missing.size == 1 else ''} some grid steps ({named}"
+        notes.append(f"{count(missing.size, 'run')} {verb(missing.size, 'misses')} some grid steps ({named}"
                      f"{'; ...' if missing.size > 3 else ''}); at each step {a_or_an(design.arm_word)}'s aggregate "
                      f"uses the runs logged there, and is missing where {a_or_an(design.block_word)} has none")
     unequal = [a for j, a in enumerate(design.agents) if design.counts[:, j].min() != design.counts[:, j].max()]
     if options.statistic in ("iqm", "optimality_gap") and (unequal or missing.size) and design.n_tasks > 1:
         # as rlstats.bootstrap's on the rows of the step: pooled runs would weigh each task by its runs (audit s8);
         # of one task there is nothing to weigh (audit s31 trialfix31)
-        whose = f"{listed(names_shown(unequal, design.agents), 5)} ha{'s' if len(unequal) == 1 else 've'}"
+        whose = f"{listed(names_shown(unequal, design.agents), 5)} {verb(len(unequal), 'has')}"
         task, agent = design.block_word, design.arm_word  # the data's columns by their names (audit s32 block32)
         notes.append(f"{whose + f' unequal runs per {task}' if unequal else 'some runs miss grid steps'}: the "
                      f"{_label(options.statistic_name)} weighs each {task} alike at each step, its runs logged there "
@@ -967,7 +967,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
             f"({by_value(fewest[banded].tolist(), with_bands)})") if banded.any() else f"n = {fewest[0]} runs per {task}"
     fewer = (at_step.min(axis=2) < fewest[:, None]) & (at_step.min(axis=2) >= 2)  # runs ended early (session 28)
     at_fewer = "; ".join(f"{agent} down to {int(at_step.min(axis=2)[a][fewer[a]].min())} at "
-                         f"step{'s' if fewer[a].sum() > 1 else ''} {_step_span(grid, fewer[a])}"
+                         f"{plural('step', fewer[a].sum())} {_step_span(grid, fewer[a])}"
                          for a, agent in enumerate(names_shown(design.agents)) if fewer[a].any())
     n_is += f", and at the steps some runs do not reach the fewest runs of {a_or_an(task)} logged there ({at_fewer})" if \
         at_fewer else ""
@@ -1399,7 +1399,7 @@ def _raw_gap_notes(design, gamma, matrix, starts, grid):
     for g in np.argsort(first, kind="stable"):
         mask = np.zeros(grid.size, dtype=bool)
         mask[steps[group_of.ravel() == g]] = True
-        at = f" at step{'s' if mask.sum() > 1 else ''} {_step_span(grid, mask)}"
+        at = f" at {plural('step', mask.sum())} {_step_span(grid, mask)}"
         # pooled over the group's steps, fewer than a tenth at each is fewer than a tenth of them all
         note = raw_gap_note(design, gamma, matrix[:, mask], np.repeat(task, mask.sum()),
                             np.repeat(agent, mask.sum()), at)

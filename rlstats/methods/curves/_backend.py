@@ -13,6 +13,7 @@ from typing import Any
 
 from .._declaration import Backend, Need
 from ...cost import Shape, Work
+from ...grammar import plural
 
 _HERE = "rlstats.methods.curves"
 #: the band methods (``bands=``, ``_api.BAND_METHODS``) whose bands are studentised (bootstrap-t): here, where
@@ -30,7 +31,7 @@ def cost(shape: Shape, options: Any) -> Work:
     pairs = (shape.agents * (shape.agents - 1) // 2 if isinstance(compare, str) and compare == "all"
              else len(compare) if compare else 0)
     pair_steps = 2 * pairs * shape.rows // max(shape.agents, 1)
-    compared = f" + {pair_steps:,} run-steps of {pairs} compared pair{'s' if pairs > 1 else ''}" if pairs else ""
+    compared = f" + {pair_steps:,} run-steps of {pairs} compared {plural('pair', pairs)}" if pairs else ""
     return Work(options.n_resamples * (passes * shape.rows + pair_steps), "resampled values", 1e-8,
                 f"{options.n_resamples:,} resamples x ({passes} x {shape.rows:,} run-steps{compared})")
 

@@ -289,9 +289,9 @@ class PercentilesResult(Result):
             return (f"{len(beats)} of {fmt.count(n_pairs, 'pair')} {fmt.verb(len(beats), 'is')} resolved "
                     f"(lower bound above the other's upper bound): {listed}.")
         names = fmt.name_list(withheld, among=self.agents)
-        one = len(withheld) == 1
-        rest = (f"the {fmt.count(n_pairs - n_shown, 'pair')} with {names}, whose interval{'' if one else 's'} "
-                f"{fmt.verb(len(withheld), 'is')} withheld, {fmt.verb(n_pairs - n_shown, 'is')} not judged")
+        rest = (f"the {fmt.count(n_pairs - n_shown, 'pair')} with {names}, whose "
+                f"{fmt.plural('interval', len(withheld))} {fmt.verb(len(withheld), 'is')} withheld, "
+                f"{fmt.verb(n_pairs - n_shown, 'is')} not judged")
         if not n_shown:
             return f"No pair has both intervals shown, so no pair is resolved: {rest}."
         return (f"{len(beats)} of the {fmt.count(n_shown, 'pair')} whose intervals are both shown "

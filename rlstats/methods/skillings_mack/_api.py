@@ -750,7 +750,7 @@ def _rank_scale_notes(design, setup, mean_ranks, variant, within):
     tasks, agents = plural(task), plural(agent)
     scale, per_task = (f"1..{k}", "") if ranked.min() == k else (
         f"1..k, k = {ranked.min()} to {k} {agents} ranked per {task}", f", with k the {agents} ranked on its {task}")
-    return [f"mean rank{'s' if len(outside) > 1 else ''} of {which} outside {scale}: runs per {agent} differ within "
+    return [f"{plural('mean rank', len(outside))} of {which} outside {scale}: runs per {agent} differ within "
             f"{tasks} ({present.min()} to {present.max()} runs per {agent} and {task}), and a mean rank puts each "
             f"run's rank r among the q runs of its {task} on the 1..k scale of equal runs, (r - 1/2) k / q + "
             f"1/2{per_task}, averaged over the {agent}'s runs and "

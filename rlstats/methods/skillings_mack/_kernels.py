@@ -45,7 +45,7 @@ import numpy as np
 
 from ...connectivity import components
 from ...errors import DesignError, OptionError
-from ...format import count, singular
+from ...format import count, plural, singular
 from ...statistics import (P_ADJUST, chi2_sf, doubled_midranks, monte_carlo_pvalue, monte_carlo_se, near_ties,
                            normal_sf, studentized_range_isf, studentized_range_sf, wilcoxon_signed_rank)
 from ...resampling import block_layout, chunk_generators, group_streams, parallel_map, permute_blocks
@@ -845,7 +845,7 @@ def _on_size_grid(counts, tasks="tasks", agents="agents"):
     s33 words33b); the grid's designs keep the package's words."""
     n, k = counts.shape
     low, high = int(counts.min()), int(counts.max())
-    runs = f"{high} run{'s' if high != 1 else ''}" if low == high else f"{low}-{high} runs"
+    runs = f"{high} {plural('run', high)}" if low == high else f"{low}-{high} runs"
     shown = f"this design, {k} {agents} x {count(n, singular(tasks))} x {runs} per cell,"
     grid = _SIZE_GRID
     if low == high and k in grid["agents"] and n in grid["tasks"] and high in grid["runs"]:
