@@ -428,7 +428,7 @@ class ValuesAt:
         if not anchors.size or not np.isfinite(top) or top == 0:
             return None
         for anchor in anchors:
-            c = top / anchor
+            c = float(top / anchor)
             rounded = float(f"{c:.12g}")
             c = rounded if abs(rounded - c) <= FACTOR_ULPS * np.spacing(c) else c
             if c != 1 and np.isfinite(c) and c > 0 and self._held_times(record, c, rows):
