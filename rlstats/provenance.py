@@ -387,7 +387,11 @@ def _merged_values(first, second):
                 for r in (first, second)]
     except (ValueError, TypeError, AttributeError, KeyError):
         return None
-    return {**first, "hashes": hashes_text(np.concatenate(both))}
+    try:  # the anchors of both (:meth:`ValuesAt.factor`), where both have them
+        largest = sorted({float(v) for v in (*first["largest"], *second["largest"])}, reverse=True)[:ANCHORS]
+    except (KeyError, TypeError, ValueError):
+        return {**first, "hashes": hashes_text(np.concatenate(both)), "largest": []}
+    return {**first, "hashes": hashes_text(np.concatenate(both)), "largest": largest}
 
 
 class ValuesAt:
