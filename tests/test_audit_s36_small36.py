@@ -215,7 +215,6 @@ def test_the_verbs_the_plurals_became():
         "goes", "go", "misses", "miss", "describes", "describe", "repeats", "repeat", "ends", "end"]
 
 
-@pytest.mark.xfail(strict=True, reason="R's order: the command rebuilt drops the options typed (small36 3)")
 def test_the_formula_first_keeps_the_options_typed(tmp_path, capsys, monkeypatch):
     """The formula typed first (R's order) was said as ``rlstats compare FILE FORMULA`` without the options typed,
     and a file named like a flag without ``--``."""

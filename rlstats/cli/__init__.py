@@ -21,9 +21,9 @@ from ..errors import RlstatsError, RlstatsWarning
 from ._shared import (ANY_VALUE, FORMATS, CommandParser, UsageError, add_cost_flags, as_shown, check_figure_path,
                       cost_options,
                       flag_table, held_labels, in_command_words, keyword_flag, keyword_names, make_output_folder,
-                      name_columns, notes_beside_csv, parse_options, read_table, reference_file, refuse_unrecognized,
-                      render, report_drawn_seed, rows_in_file, said, save_plot, takers_said, value_refused,
-                      with_missing_text)
+                      name_columns, notes_beside_csv, parse_options, positional_call, read_table, reference_file,
+                      refuse_unrecognized, render, report_drawn_seed, rows_in_file, said, save_plot, takers_said,
+                      typed_words, value_refused, with_missing_text)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -222,20 +222,22 @@ def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, 
     return runs, f"{name} {rest.strip()}"
 
 
-def _check_file_before_formula(file: str, formula: str) -> None:
+def _check_file_before_formula(args: argparse.Namespace) -> None:
     """R's order, the formula first (which the Python functions take too), is an error naming the command's order:
-    it read as a file named after the formula, "file not found: score ~ agent | task" (audit s23)."""
+    it read as a file named after the formula, "file not found: score ~ agent | task" (audit s23); said as the
+    command with the options typed (audit s36 small36: they were dropped; :func:`_shared.positional_call`)."""
+    file, formula = args.file, args.formula
     if "~" in file and "~" not in formula and file != "-" and not os.path.exists(file):
-        import shlex
-
+        parser = args.command_parser
+        options = typed_words(parser, getattr(parser, "_typed", ()))[1]
         raise UsageError(f"{file!r} is a formula, and the file comes first on the command line: "
-                         f"rlstats compare {shlex.quote(formula)} {shlex.quote(file)}")
+                         f"{positional_call(parser, ['file', 'formula'], {'file': formula, 'formula': file}, options)}")
 
 
 def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     from ..comparison import compare
 
-    _check_file_before_formula(args.file, args.formula)
+    _check_file_before_formula(args)
     options = compare_options(args)
     if args.plot:
         check_figure_path(args.plot, inputs=[args.file])
