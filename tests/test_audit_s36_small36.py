@@ -18,8 +18,9 @@ from rlstats.cli import main
 from rlstats.design import COPIED_ACROSS
 
 
-def _copied_frame():
-    """Three agents on five tasks, 10 runs each; 6 of a0's runs on t1 repeat its runs on t0 (audit s26's frame)."""
+def _copied_frame(across=True):
+    """Three agents on five tasks, 10 runs each; 6 of a0's runs on t1 repeat its runs on t0 (audit s26's frame;
+    not ``across``: none)."""
     rng = np.random.default_rng(5)
     n = 5 * 3 * 10
     frame = pd.DataFrame({"task": np.repeat([f"t{i}" for i in range(5)], 30),
@@ -27,7 +28,8 @@ def _copied_frame():
                           "seed": np.tile(np.arange(10), 15), "score": np.round(rng.normal(1000, 300, n), 3)})
     source = frame.loc[(frame["task"] == "t0") & (frame["agent"] == "a0"), "score"].to_numpy()
     target = np.flatnonzero(((frame["task"] == "t1") & (frame["agent"] == "a0")).to_numpy())[:6]
-    frame.loc[target, "score"] = source[:6]
+    if across:
+        frame.loc[target, "score"] = source[:6]
     return frame
 
 
@@ -70,6 +72,26 @@ def test_the_copied_runs_hint_on_the_command_line(tmp_path, capsys):
     text = capsys.readouterr().out
     assert COPIED_ACROSS not in text and "1 task left out because some agent has no runs there" in text
 
+
+
+def test_the_copied_agents_hint_and_a_call_dropping_already():
+    """An agent's runs saved again as another's on one task: its hint leaves out the second agent's cell, with
+    na_action="drop" likewise; a call passing na_action="drop" already is told the subset= alone."""
+    frame = _copied_frame(across=False)
+    a0 = frame.loc[(frame["task"] == "t0") & (frame["agent"] == "a0"), "score"].to_numpy()
+    frame.loc[(frame["task"] == "t0") & (frame["agent"] == "a1"), "score"] = a0
+    note, = [n for n in rlstats.compare(frame, "score ~ agent | task", method="percentiles", rng=1,
+                                        na_action="drop").notes if COPIED_ACROSS in n]
+    assert note.endswith("leave out a1's 10 runs on t0 if those are the copies "
+                         "(subset=\"~(agent == 'a1' & task == 't0')\")")
+    note, = [n for n in rlstats.compare(frame, "score ~ agent | task", method="percentiles", rng=1).notes
+             if COPIED_ACROSS in n]
+    assert note.endswith("leave out a1's 10 runs on t0 if those are the copies (subset=\"~(agent == 'a1' & task == "
+                         "'t0')\" and na_action=\"drop\", which leaves out t0 where the method compares every agent on "
+                         "every task)")
+    kept = rlstats.compare(frame, "score ~ agent | task", method="percentiles", rng=1,
+                           subset="~(agent == 'a1' & task == 't0')", na_action="drop")
+    assert not [n for n in kept.notes if COPIED_ACROSS in n] and kept.tasks == ("t1", "t2", "t3", "t4")
 
 # 2. A frame from normalize() whose scores the user multiplied by a positive common factor (x 100 for percent) lost
 #    normalize()'s note and was read as raw scales (its values are not those normalize() wrote, audit s33 norm33):
