@@ -418,10 +418,13 @@ class ValuesAt:
     def factor(self, record: dict[str, Any], among: np.ndarray | None = None) -> float | None:
         """The positive common factor c, not 1, such that each row's value (``among`` them) is c times one ``record``
         holds at its key values (to the rounding of the product, :data:`FACTOR_ULPS`), or None: no such factor (a
-        shift, a factor per task, a sign changed, values replaced), or a record without anchors (:data:`ANCHORS`;
-        written before session 36) or none of whose anchors the rows keep (audit s36 small36: normalize()'s scores
-        in percent were read as raw scales). c is read as the largest magnitude over an anchor, a 12-digit number
-        where it is one to that rounding (x 100 is 100)."""
+        shift, a factor per task, a sign changed, values replaced), a record without anchors (:data:`ANCHORS`;
+        written before session 36) or none of whose anchors the rows keep, or a bounded one (:data:`VALUES_CAP`),
+        whose share of the values cannot tell a row left unchecked from one replaced once divided by a factor
+        (audit s36 small36: normalize()'s scores in percent were read as raw scales). c is read as the largest
+        magnitude over an anchor, a 12-digit number where it is one to that rounding (x 100 is 100)."""
+        if _modulus(record) > 1:
+            return None
         rows = self.read if among is None else self.read & among
         try:
             anchors = np.asarray(record.get("largest", ()), dtype=np.float64).ravel()
@@ -440,21 +443,18 @@ class ValuesAt:
         return None
 
     def _held_times(self, record, c, rows):
-        """Whether every row of ``rows`` whose quotient by ``c`` is checked (:meth:`unheld`) holds a value ``record``
-        holds times ``c``, and some row is checked: the quotient or a float within :data:`FACTOR_ULPS` of it."""
+        """Whether every row of ``rows`` (some) holds a value ``record`` holds (every one: an unbounded record) times
+        ``c``: its quotient by ``c``, or a float within :data:`FACTOR_ULPS` of it, is one of them."""
         where = np.flatnonzero(rows)
         for part in (where[:64], where):  # a few rows first: a wrong factor fails at once
             keys, quotient = self.keys.iloc[part], self.values[part] / c
-            modulus, found, checked = _modulus(record), np.zeros(part.size, bool), np.zeros(part.size, bool)
+            found = np.zeros(part.size, dtype=bool)
             up, down = quotient.copy(), quotient.copy()
             for step in range(FACTOR_ULPS + 1):
                 for value in ((up,) if step == 0 else (up, down)):
-                    hashes = value_hashes(keys, value)
-                    divides = hashes % np.uint64(modulus) == 0 if modulus > 1 else np.ones(part.size, bool)
-                    checked |= divides
-                    found |= divides & held(hashes, str(record.get("hashes", "")))
+                    found |= held(value_hashes(keys, value), str(record.get("hashes", "")))
                 up, down = np.nextafter(up, np.inf), np.nextafter(down, -np.inf)
-            if not checked.any() or (checked & ~found).any():
+            if not part.size or not found.all():
                 return False
         return True
 
@@ -524,13 +524,12 @@ def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
             continue
         factor = at.factor(record, among)
         if factor is not None:  # the values written times a positive common factor (audit s36 small36)
-            said_factor = f"{factor:.12g}"
             if note.kind == NORMALISED:
                 out.append(dataclasses.replace(
-                    note, text=_scaled_text(note.text, said_factor, maker), word=SCALED, values=None,
+                    note, text=_scaled_text(note.text, factor, maker), word=SCALED, values=None,
                     data=[note.word, note.data, note.text, factor, maker]))
             else:  # what it says of the values themselves (a range, their units) is not said of these
-                said.setdefault(column, f"'{column}' holds the values {maker} wrote times {said_factor}, so "
+                said.setdefault(column, f"'{column}' holds the values {maker} wrote times {factor:.12g}, so "
                                         f"{maker}'s notes on those values are not shown")
             continue
         value = at.values[int(np.flatnonzero(wrong)[0])]
@@ -542,18 +541,19 @@ def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
 
 def _scaled_text(text, factor, maker):
     """A note's sentence said of its column's values times ``factor`` (:data:`SCALED`)."""
-    return f"{text}; the scores analysed are those times {factor} (every row holds {maker}'s value times {factor})"
+    said = f"{factor:.12g}"
+    return f"{text}; the scores analysed are those times {said} (every row holds {maker}'s value times {said})"
 
 
 def _reword_scaled(note, items, n_rows):
     """A note of values times a factor (:data:`SCALED`) said again of ``items``: its own note's words, with it."""
     word, data, text, factor, maker = note.data
     if word is not None:
-        text = _wording(dataclasses.replace(note, word=word, data=data))(
-            dataclasses.replace(note, word=word, data=data), items, n_rows)
+        inner = dataclasses.replace(note, word=word, data=data)
+        text = _wording(inner)(inner, items, n_rows)
         if text is None:
             return None
-    return _scaled_text(text, f"{factor:.12g}", maker)
+    return _scaled_text(text, float(factor), maker)
 
 
 def scaled_by(note: Note) -> float | None:

@@ -249,3 +249,13 @@ def test_the_formula_first_keeps_the_options_typed(tmp_path, capsys, monkeypatch
     assert main(shlex.split(command)[1:]) == 0 and "resamples = 100" in capsys.readouterr().out
     assert main(["compare", "--seed", "1", "--", "score ~ agent", "-d3.csv"]) == 2
     assert capsys.readouterr().err.endswith("the command line: rlstats compare --seed 1 -- -d3.csv 'score ~ agent'\n")
+
+
+def test_a_bounded_record_reads_no_factor(monkeypatch):
+    """Beyond VALUES_CAP a record keeps a 1-in-m share of the hashes, which cannot tell a row unchecked from one
+    replaced once divided by a factor: no factor is read, and the line of values not written stays."""
+    monkeypatch.setattr(rlstats.provenance, "VALUES_CAP", 8)  # 40 rows: modulus 10 (test_audit_s34_notes34)
+    frame = _normalised()
+    design = rlstats.build(frame.assign(score=frame["score"] * 100), "score ~ agent | task")
+    assert not design.normalized and len(design.notes) == 1 and design.notes[0].startswith(
+        "'score' holds, in 5 of 5 rows checked (1 in 10), values that are not those normalize() wrote")
