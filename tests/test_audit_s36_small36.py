@@ -3,6 +3,11 @@
 1. The note on runs copied between two tasks' cells (or two agents' on one task) offered ``subset=`` leaving out a
    whole agent x task cell, after which a method comparing every agent on every task (bootstrap, percentiles, ...)
    refused the call for want of ``na_action="drop"``, which the hint did not say: following it verbatim failed.
+2. normalize()'s frame times a positive common factor (x 100 for percent) lost its note and was read as raw scales.
+3. The command rebuilt where a positional argument was typed as a flag (or the formula first) dropped the options
+   typed; a hint quoting a label holding a quote stayed Python on the command line.
+4. AdaStop called the private ``Design._select_rows``.
+5. Some 25 hand-built plurals and verbs (``step{'s' if n > 1 else ''}``).
 """
 
 import re
