@@ -93,7 +93,6 @@ def _paired(c, d):
     return result, tidy[(tidy["scope"] == "across tasks") & (tidy["agent_1"] == "A") & (tidy["agent_2"] == "B")]
 
 
-@pytest.mark.xfail(strict=True, reason="the paired t over tasks reads rounding noise of tied means as a spread")
 @pytest.mark.parametrize("c, d", UNITS)
 def test_paired_t_over_tasks_of_differences_all_the_same_in_any_units(c, d):
     base, row = _paired(1.0, 0.0)
