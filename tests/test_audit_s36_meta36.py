@@ -105,7 +105,6 @@ def test_paired_t_over_tasks_of_differences_all_the_same_in_any_units(c, d):
 
 # --------------------------------------------------------------------------- Quade: the ranks of the tasks' ranges
 
-@pytest.mark.xfail(strict=True, reason="Quade's ranges are tied within their own tolerance, below a range's rounding")
 def test_quade_weights_of_tied_ranges_in_other_units():
     base = rlstats.skillings_mack(_tied(), F, variant="quade", within_cell="mean").glance()
     assert base["statistic"].iloc[0] == pytest.approx(21.61764705882353, rel=1e-12)

@@ -47,7 +47,8 @@ from ...connectivity import components
 from ...errors import DesignError, OptionError
 from ...format import count, singular
 from ...statistics import (P_ADJUST, chi2_sf, doubled_midranks, monte_carlo_pvalue, monte_carlo_se, near_ties,
-                           normal_sf, studentized_range_isf, studentized_range_sf, wilcoxon_signed_rank)
+                           normal_sf, studentized_range_isf, studentized_range_sf, tie_tolerance,
+                           wilcoxon_signed_rank)
 from ...resampling import block_layout, chunk_generators, group_streams, parallel_map, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
@@ -1325,7 +1326,10 @@ def quade_test(scores, *, higher_is_better=True):
     max - min; S_ij = Q_i (R_ij - (k + 1) / 2), A = sum S_ij**2, B = sum_j S_j**2 / b and
     F = (b - 1) B / (A - B) on (k - 1, (b - 1)(k - 1)) degrees of freedom.  The direction of the ranks
     (``higher_is_better``) changes the signs of ``sums`` only, never F.  Scores of a block within
-    ``TIE_TOLERANCE`` of each other, and ranges within it of each other, are ties (:func:`near_ties_by_row`).
+    ``TIE_TOLERANCE`` of each other are ties (:func:`near_ties_by_row`), and so are ranges within twice the largest
+    block's tie tolerance of each other: a range is a difference of two scores, each rounded at the scores' magnitude
+    (audit s36 meta36: tied within the ranges' own tolerance, 4 eps of the largest range, the ranges of integer scores
+    x 7.3 + 1e6, rounded at 4 eps of 1e6, untied and moved F from 21.618 to 21.0).
 
     References
     ----------
@@ -1339,7 +1343,9 @@ def quade_test(scores, *, higher_is_better=True):
     ranks = stats.rankdata(scores, axis=1)
     if higher_is_better:
         ranks = k + 1 - ranks
-    q = stats.rankdata(near_ties(scores.max(axis=1) - scores.min(axis=1), np.zeros(n, dtype=np.intp))[0])
+    low, high = scores.min(axis=1), scores.max(axis=1)
+    tolerance = 2 * tie_tolerance(high - low, np.maximum(np.abs(low), np.abs(high))).max(initial=0.0)
+    q = stats.rankdata(near_ties(high - low, np.zeros(n, dtype=np.intp), tolerance=[tolerance])[0])
     s = q[:, None] * (ranks - (k + 1) / 2.0)
     a = float((s**2).sum())
     sums = s.sum(axis=0)
