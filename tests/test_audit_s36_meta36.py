@@ -119,7 +119,6 @@ def test_quade_weights_of_tied_ranges_in_other_units():
 _NEXT = ["next_agent", "a12_next", "hedges_g_next"]
 
 
-@pytest.mark.xfail(strict=True, reason="the next-ranked order reads the exact means, the best the tie tolerance")
 @pytest.mark.parametrize("c, d", [(1e-6, 0.0), (7.3, 1e6)])  # x 7.3 alone leaves these means tied
 def test_task_table_next_ranked_agent_of_tied_means(c, d):
     base = _quiet(rlstats.task_table, _tied(), F).tidy()
