@@ -176,7 +176,6 @@ def test_expected_max_band_of_tied_configurations_in_other_units(c, d):
 
 # --------------------------------------------------------------------- the rank test's Wilcoxon post hoc: tied |d|
 
-@pytest.mark.xfail(strict=True, reason="the signed ranks tie the differences' |d| exactly, across tasks' rounding")
 def test_wilcoxon_post_hoc_of_tied_differences_in_other_units():
     """A - C and B - C per task: -3.33, -2.33, -0.33, -1.33, -1, -1 (two |d| tied: the normal approximation, p =
     0.0355); x 7.3 + 1e6 the two -7.3 differ by 1.2e-10 (their tasks' means round apart) and the exact p = 1/32 was
