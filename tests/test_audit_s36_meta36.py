@@ -189,7 +189,6 @@ def test_wilcoxon_post_hoc_of_tied_differences_in_other_units():
         np.testing.assert_allclose(wilcoxon(c, d), base, rtol=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason="the Welch test over tasks keeps the rounding of tied means as its estimate")
 @pytest.mark.parametrize("c, d", UNITS)
 def test_welch_over_tasks_of_tied_means_in_other_units(c, d):
     """across="welch" (the default): A - B over tasks is 0 in the data's units, t = -1.897 (the side H0 delta >=

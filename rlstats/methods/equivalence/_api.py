@@ -580,8 +580,8 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
     """(rows, changed): the per-task Welch tests and the across-tasks test of one pair, on the tasks both ran.
 
     ``tolerance`` (tasks,): each task's tie tolerance of its scores (statistics.block_tolerances): a difference of
-    means within it of 0 is 0, and the paired t over tasks has no spread where the tasks' differences lie within it
-    of one another (audit s36 meta36: means that tie exactly, untied by the rounding of a change of units, 0, 0,
+    means within it of 0 is 0 (a task's, and the mean over tasks within the largest), and the paired t over tasks has
+    no spread where the tasks' differences lie within it of one another (audit s36 meta36: means that tie exactly, untied by the rounding of a change of units, 0, 0,
     2.8e-14, ... at x 7.3, read as a spread and declared equivalent at p < 2.2e-16 where the data withheld the test).
 
     ``saturation`` (tied_a, floor_a, tied_b, floor_b), each (tasks,) (``_saturation``; a published table has no
@@ -628,6 +628,7 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
             changed["floored"] = not changed["still"]
         estimate, se, df = kernels.welch_mean(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
                                               n_b[shared])
+        estimate = np.where(np.abs(estimate) <= tolerance.max(initial=0.0), 0.0, estimate)  # as the tasks' are
         if shared.sum() < 2 or changed["still"]:  # one task: the per-task test says it all
             se = df = np.nan
     # a bound on a test that is withheld bounds nothing: no note of it (audit s19)
