@@ -226,7 +226,6 @@ def _plus_one():
     return df
 
 
-@pytest.mark.xfail(strict=True, reason="standardised effects the same on every task are untied by the units' rounding")
 def test_selection_std_diff_of_effects_the_same_on_every_task():
     """effect="std_diff": 1 / the pooled sd, the same on every task; in the data's units the reporter's t is undefined
     (no spread) and the inspector's p = 1; x 7.3 + 1e6 the effects differ by 1e-12 and the reporter claimed a positive
