@@ -31,7 +31,7 @@ from ...options import (MAX_RESAMPLES, band_beyond_scores, check_bool, check_cho
                        check_fraction, check_resamples, is_finite_number)
 from ...resampling import check_rng, seed_sequence
 from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, block_ranges,
-                           floored_standard_errors, monte_carlo_se, near_ties, run_expansion, welch_floor)
+                           block_tolerances, floored_standard_errors, monte_carlo_se, near_ties, run_expansion, welch_floor)
 from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
@@ -576,8 +576,13 @@ def _test(options, estimate, se, df):
                         options.higher_is_better)
 
 
-def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, saturation):
+def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, saturation, tolerance):
     """(rows, changed): the per-task Welch tests and the across-tasks test of one pair, on the tasks both ran.
+
+    ``tolerance`` (tasks,): each task's tie tolerance of its scores (statistics.block_tolerances): a difference of
+    means within it of 0 is 0 (a task's, and the mean over tasks within the largest), and the paired t over tasks has
+    no spread where the tasks' differences lie within it of one another (audit s36 meta36: means that tie exactly, untied by the rounding of a change of units, 0, 0,
+    2.8e-14, ... at x 7.3, read as a spread and declared equivalent at p < 2.2e-16 where the data withheld the test).
 
     ``saturation`` (tied_a, floor_a, tied_b, floor_b), each (tasks,) (``_saturation``; a published table has no
     runs to read, so its side is never tied): the per-task tests are withheld on the tasks
@@ -592,6 +597,8 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
     rows = []
     estimate, se, df = kernels.welch(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
                                      n_b[shared])
+    tolerance = tolerance[shared]
+    estimate = np.where(np.abs(estimate) <= tolerance, 0.0, estimate)  # rounding of tied means, shown as 0
     given = np.isfinite(se)
     changed = {"withheld": [t for t, w, g in zip(names, tied, given) if w and g], "floored": False, "still": []}
     se, df = np.where(tied, np.nan, se), np.where(tied, np.nan, df)
@@ -602,7 +609,7 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
         # both agents' runs all at one bound: no run off it to bound their spread by
         always = [w and x == 0 and y == 0 for w, x, y in zip(tied, sd_a[shared], sd_b[shared])]
     if options.across == "paired_t":
-        difference = (mean_a[shared] - mean_b[shared])[None, :]
+        difference = estimate[None, :]  # the differences of means, their rounding around 0 shown as 0
         estimate, se, df = kernels.paired(difference)
         method = "paired t over tasks"
         if tied.any():  # audit s11: the spread of the tasks' differences alone missed alpha there (up to 0.11)
@@ -611,6 +618,8 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
             estimate, se, df = kernels.paired_bounded(difference, within, any(always))
             method += " (capped runs' variance bounded)"
             changed["floored"] = True
+        if difference.size > 1 and np.ptp(difference) <= tolerance.max():  # all the same but for rounding
+            se = np.full_like(se, np.nan)  # as kernels.paired gives differences exactly the same
     else:
         method = "Welch-Satterthwaite over tasks"
         if tied.any():
@@ -619,6 +628,7 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
             changed["floored"] = not changed["still"]
         estimate, se, df = kernels.welch_mean(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
                                               n_b[shared])
+        estimate = np.where(np.abs(estimate) <= tolerance.max(initial=0.0), 0.0, estimate)  # as the tasks' are
         if shared.sum() < 2 or changed["still"]:  # one task: the per-task test says it all
             se = df = np.nan
     # a bound on a test that is withheld bounds nothing: no note of it (audit s19)
@@ -670,16 +680,18 @@ def _run(design, options, rng, scale):
                        words=design.words, formula=design.formula)
     notes += withheld.lines
     rows, short, flat, still, capped, floored, tied, sample = [], {}, [], {}, [], [], {}, []
+    tolerance = block_tolerances(design.y, design.task, design.n_tasks)
     for a, b in pairs:
         i, j = index[a], index[b]
         tied[a, b], floor = _saturation(design, (i, j))
         tied[a, b] &= ((runs[:, i] > 0) & (runs[:, j] > 0))[:, None]  # the tasks the pair shares
         more, changed = _pair_rows(options, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j],
                                    sds[:, j], runs[:, j], (tied[a, b][:, 0], floor[:, 0], tied[a, b][:, 1],
-                                                           floor[:, 1]))
+                                                           floor[:, 1]), tolerance)
         rows += more
         sample += _as_a_sample(options, more, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j],
-                               sds[:, j], runs[:, j], (tied[a, b][:, 0], floor[:, 0], tied[a, b][:, 1], floor[:, 1]))
+                               sds[:, j], runs[:, j], (tied[a, b][:, 0], floor[:, 0], tied[a, b][:, 1], floor[:, 1]),
+                               tolerance)
         short[a, b], still[a, b] = _short_tasks(design.tasks, runs[:, i], runs[:, j]), changed["still"]
         flat += [f"{t}/{a} vs {b}" for t in _flat_tasks(design.tasks, sds[:, i], runs[:, i], sds[:, j], runs[:, j])]
         capped += [f"{t}/{a} vs {b}" for t in changed["withheld"]]
@@ -1559,14 +1571,15 @@ def _run_published(design, options, table, scale):
                        words=design.words, formula=design.formula)
     notes += withheld.lines
     none = np.zeros(design.n_tasks, dtype=bool)
+    tolerance = block_tolerances(design.y, design.task, design.n_tasks)  # the data's: the table is in their units
     rows, short, flat, still, capped, floored, sample = [], {}, [], {}, [], [], []
     for j, a in enumerate(design.agents):
         tied, floor = _saturation(design, j)  # the agent's runs (the table has none to read)
         more, changed = _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p,
-                                   sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0))
+                                   sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0), tolerance)
         rows += more
         sample += _as_a_sample(options, more, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p,
-                               sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0))
+                               sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0), tolerance)
         short[a, PUBLISHED], still[a, PUBLISHED] = _short_tasks(design.tasks, runs[:, j], n_p), changed["still"]
         flat += [f"{t}/{a} vs {PUBLISHED}" for t in _flat_tasks(design.tasks, sds[:, j], runs[:, j], sd_p, n_p)]
         capped += [f"{t}/{a} vs {PUBLISHED}" for t in changed["withheld"]]

@@ -434,8 +434,12 @@ def _next_ranked_effects(design, runs, ranked, oriented, present, sign, level, i
         Pairs short of the runs the declared ``"comparisons"`` need asks of both agents (intervals and tests NaN).
     """
     n, k = oriented.shape
-    # empty cells (-inf) last; ties in the names' sorted order
-    order = np.lexsort((np.broadcast_to(design.agent_places, oriented.shape), -oriented), axis=1)
+    # empty cells (-inf) last; ties in the names' sorted order, statistics within a task's tie tolerance of each other
+    # ties too, as the best is read (statistics.best_of; audit s36 meta36: means tied exactly, untied by the rounding
+    # of the scores x 1e-6, ordered B above A and moved A's next-ranked from C to B)
+    snapped = near_ties(np.where(present, oriented, np.nan).ravel(), np.repeat(np.arange(n), k))[0].reshape(n, k)
+    order = np.lexsort((np.broadcast_to(design.agent_places, oriented.shape),
+                        -np.where(present, snapped, -np.inf)), axis=1)
     next_ranked = np.full((n, k), -1, dtype=np.intp)
     rows = np.repeat(np.arange(n), k - 1)
     next_ranked[rows, order[:, 1:].ravel()] = order[:, :-1].ravel()
