@@ -39,7 +39,10 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     ``equivalence.size`` (the equivalence and non-inferiority tests do not declare their alternative when the true
     difference sits on the margin; ``configuration`` "delta = -margin, A vs B: 2 of 5 tasks shared": a pair of an
     incomplete design, whose across-tasks and aggregate tests read the tasks it shared, ``tasks`` their number, audit
-    s32),
+    s32), ``equivalence.spread_ruled_out`` (the runs do not wrongly rule out the unlike spreads of ``equivalence()``'s
+    note, Bonett's 99% interval of the SD ratio within 1/1.7 to 1.7, where the true spread is the ``equivalence.size``
+    rows' own: ``configuration`` "spread 1/2", agent 1's deviations times 1/2; ``level`` 0.995, one side of the
+    interval; audit s36 calib36),
     ``task_table.next_ranked`` (an effect-size interval against the next-ranked agent holds the true effect; in
     it and in ``task_table.effect_size``, ``metric`` ``difference`` (audit s33) is Welch's interval of the difference
     of means, whose ``coverage`` is 1 - its false coverage-statement rate, the mean over tasks of the share of a
@@ -420,6 +423,8 @@ DEFAULTS: dict[str, Patterns] = {
     # for either alternative= (TOST, and the non-inferiority test: a claim the function makes by default too)
     "equivalence.size": ({"test": ("tost", "noninferior"), "interval": ("welch", "welch_mean")},
                          {"test": ("tost", "noninferior"), "interval": "bootstrap_t", "metric": "iqm"}),
+    # audit s36 calib36: the one rule by which equivalence()'s note of unlike spreads leaves a task out (Bonett's interval)
+    "equivalence.spread_ruled_out": ALL,
     # issue 41 item 4: task_table's intervals against the next-ranked agent (effect_intervals="fcr"), and Conover's
     # post hoc after the blocked rank test (its adjustment="auto", Holm)
     "task_table.next_ranked": ({"interval": "fcr"},),

@@ -42,7 +42,9 @@ def test_table_has_one_schema_and_binomial_errors():
     np.testing.assert_allclose(se[~fcr], np.sqrt(variance / n_sim)[~fcr], atol=1e-5)
     tasks = n_sim[fcr] / (table["agents"][fcr].astype(int) - 1)
     assert ((se[fcr] >= 0) & (se[fcr] <= np.sqrt(0.25 / tasks) + 1e-6)).all()
-    assert set(table["level"].astype(float)) == {0.95}
+    # audit s36 (calib36): the runs wrongly ruling out unlike spreads, one side of Bonett's 99% interval
+    assert set(table["level"].astype(float)) == {0.95, 0.995}
+    assert set(table[table["level"] == "0.995"]["procedure"]) == {"equivalence.spread_ruled_out"}
 
 
 def test_every_procedure_quoted_has_rows_for_its_whole_grid():
