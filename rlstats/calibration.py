@@ -32,7 +32,8 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     and since audit s33 Sidak's and Scheffe's at 3 and 8 agents, with Satterthwaite's or Kenward-Roger's df in
     ``test`` and the adjustment in ``interval``, hold every true difference; under agents alike, no pair is declared
     different; since audit s34 also on unbalanced designs, ``configuration`` "unbalanced <pattern> (...): ...",
-    ``runs`` empty), ``mixed.f_size`` (the mixed model's omnibus F of the agents, agents alike, does not reject at
+    ``runs`` empty; since audit s36 on agents alike in mean whose runs differ in spread, ``configuration`` "run sd by
+    agent 1/1/1/4: all_equal", :data:`RUN_SPREADS`), ``mixed.f_size`` (the mixed model's omnibus F of the agents, agents alike, does not reject at
     0.05 on unbalanced designs: Satterthwaite's or Kenward-Roger's df in ``test``, ``f_basis=`` in ``statistic``;
     audit s34), ``mixed.means`` (each agent's interval of its
     estimated marginal mean holds its true mean, over the tasks at hand or over tasks drawn afresh),
@@ -122,6 +123,10 @@ RUNS_CUT = "runs cut: "
 #: designs (audit s34 mixbal34, ``tests/reference/coverage_mixed_unbalanced.py``: "unbalanced missing_cells (10 empty
 #: cells, runs 5): all_equal"), whose ``runs`` is empty: the runs vary by cell
 UNBALANCED = "unbalanced "
+#: The start of the ``configuration`` of the ``mixed.contrast`` rows measured where the agents' runs differ in spread
+#: (audit s36 calib36, ``tests/reference/coverage_mixed_spreads.py``: "run sd by agent 1/1/4/4: all_equal", each
+#: agent's run sd in noise units)
+RUN_SPREADS = "run sd by agent "
 #: The ``configuration`` of the ``curves.band`` and ``bootstrap.interval`` rows measured on 3 tasks far apart (audit s34
 #: iqmfar34, ``tests/reference/coverage_far_apart.py``: offsets 0, 3 and 12 and scales 0.3, 0.6 and 3 in noise units,
 #: audit s32's Dopamine trial); the one spelling the script and the tests read

@@ -194,7 +194,7 @@ def test_calibration_page_counts_the_rows():
 
     page = _words("docs/calibration.md")
     # audit s36 (calib36): 7,093 since (tests/test_audit_s36_calib36.py)
-    assert "rows miss (250 of 6,997 until audit s36" in page and "; 213 of 6,949 until audit s35, apart35" in page
+    assert "250 of 6,997 until audit s36" in page and "; 213 of 6,949 until audit s35, apart35" in page
     for (metric, runs, distribution), (coverage, _) in BOOTSTRAP.items():
         if metric == "median":
             gap = BOOTSTRAP["optimality_gap", runs, distribution][0]

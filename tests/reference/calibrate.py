@@ -87,7 +87,8 @@ APPENDED = {"curves.band": ("coverage_curves_fresh",  # audit s12: 8 agents
             # audit s33 calib33: mixed()'s Sidak and Scheffe families (interval "sidak", "scheffe"), and the false
             # coverage-statement rate of task_table's intervals of the difference of means (metric "difference")
             # audit s34 mixbal34: the families on unbalanced designs (configuration "unbalanced ...")
-            "mixed.contrast": ("coverage_mixed_adjust", "coverage_mixed_unbalanced"),
+            # audit s36 calib36: agents whose runs differ in spread (configuration "run sd by agent ...")
+            "mixed.contrast": ("coverage_mixed_adjust", "coverage_mixed_unbalanced", "coverage_mixed_spreads"),
             "task_table.effect_size": "coverage_fcr_difference",
             "task_table.next_ranked": "coverage_fcr_difference"}
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
