@@ -1471,6 +1471,7 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
             rows_k = [_unlike_spread_quote(options, "welch", min(n_a[k], n_b[k]), 1, f) for f in _UNLIKE_FAMILIES]
             if any(row is not None for row in rows_k) and alike_spread[k]:
                 out.append(str(tasks["task"].iloc[k]))
+                ruled_runs.append(int(min(n_a[k], n_b[k])))
             elif any(row is not None for row in rows_k):
                 where.append(f"{tasks['task'].iloc[k]}: {_apart(s_a[k], s_b[k])}")
                 shown_runs.append((int(n_a[k]), int(n_b[k])))
@@ -1506,7 +1507,6 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
             found.append(f"{a} vs {b}, {_runs_apart(shown_runs)} ({listed(where, 3)})")
         if out:
             ruled_out.append(f"{listed(out, 3)} ({a} vs {b})")
-            ruled_runs += [int(min(n_a[k], n_b[k])) for k in np.flatnonzero(declared & alike_spread)]
     measured_aggregate = UNLIKE_AGGREGATE[options.alternative]
     held, worst, n_sim = measured_aggregate[options.aggregate] if aggregate else (True, 0.0, 0)
     word, claim = _SHOWN_WORD[options.alternative], _CLAIM[options.alternative]
