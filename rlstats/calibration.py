@@ -32,14 +32,18 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     and since audit s33 Sidak's and Scheffe's at 3 and 8 agents, with Satterthwaite's or Kenward-Roger's df in
     ``test`` and the adjustment in ``interval``, hold every true difference; under agents alike, no pair is declared
     different; since audit s34 also on unbalanced designs, ``configuration`` "unbalanced <pattern> (...): ...",
-    ``runs`` empty), ``mixed.f_size`` (the mixed model's omnibus F of the agents, agents alike, does not reject at
+    ``runs`` empty; since audit s36 on agents alike in mean whose runs differ in spread, ``configuration`` "run sd by
+    agent 1/1/1/4: all_equal", :data:`RUN_SPREADS`), ``mixed.f_size`` (the mixed model's omnibus F of the agents, agents alike, does not reject at
     0.05 on unbalanced designs: Satterthwaite's or Kenward-Roger's df in ``test``, ``f_basis=`` in ``statistic``;
     audit s34), ``mixed.means`` (each agent's interval of its
     estimated marginal mean holds its true mean, over the tasks at hand or over tasks drawn afresh),
     ``equivalence.size`` (the equivalence and non-inferiority tests do not declare their alternative when the true
     difference sits on the margin; ``configuration`` "delta = -margin, A vs B: 2 of 5 tasks shared": a pair of an
     incomplete design, whose across-tasks and aggregate tests read the tasks it shared, ``tasks`` their number, audit
-    s32),
+    s32), ``equivalence.spread_ruled_out`` (the runs do not wrongly rule out the unlike spreads of ``equivalence()``'s
+    note, Bonett's 99% interval of the SD ratio within 1/1.7 to 1.7, where the true spread is the ``equivalence.size``
+    rows' own: ``configuration`` "spread 1/2", agent 1's deviations times 1/2; ``level`` 0.995, one side of the
+    interval; audit s36 calib36),
     ``task_table.next_ranked`` (an effect-size interval against the next-ranked agent holds the true effect; in
     it and in ``task_table.effect_size``, ``metric`` ``difference`` (audit s33) is Welch's interval of the difference
     of means, whose ``coverage`` is 1 - its false coverage-statement rate, the mean over tasks of the share of a
@@ -119,6 +123,10 @@ RUNS_CUT = "runs cut: "
 #: designs (audit s34 mixbal34, ``tests/reference/coverage_mixed_unbalanced.py``: "unbalanced missing_cells (10 empty
 #: cells, runs 5): all_equal"), whose ``runs`` is empty: the runs vary by cell
 UNBALANCED = "unbalanced "
+#: The start of the ``configuration`` of the ``mixed.contrast`` rows measured where the agents' runs differ in spread
+#: (audit s36 calib36, ``tests/reference/coverage_mixed_spreads.py``: "run sd by agent 1/1/4/4: all_equal", each
+#: agent's run sd in noise units)
+RUN_SPREADS = "run sd by agent "
 #: The ``configuration`` of the ``curves.band`` and ``bootstrap.interval`` rows measured on 3 tasks far apart (audit s34
 #: iqmfar34, ``tests/reference/coverage_far_apart.py``: offsets 0, 3 and 12 and scales 0.3, 0.6 and 3 in noise units,
 #: audit s32's Dopamine trial); the one spelling the script and the tests read
@@ -420,6 +428,8 @@ DEFAULTS: dict[str, Patterns] = {
     # for either alternative= (TOST, and the non-inferiority test: a claim the function makes by default too)
     "equivalence.size": ({"test": ("tost", "noninferior"), "interval": ("welch", "welch_mean")},
                          {"test": ("tost", "noninferior"), "interval": "bootstrap_t", "metric": "iqm"}),
+    # audit s36 calib36: the one rule by which equivalence()'s note of unlike spreads leaves a task out (Bonett's interval)
+    "equivalence.spread_ruled_out": ALL,
     # issue 41 item 4: task_table's intervals against the next-ranked agent (effect_intervals="fcr"), and Conover's
     # post hoc after the blocked rank test (its adjustment="auto", Holm)
     "task_table.next_ranked": ({"interval": "fcr"},),

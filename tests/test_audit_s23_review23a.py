@@ -51,7 +51,9 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     # audit s35 (farapart35): the bootstrap's 18 default rows on 3 tasks that overlap, runs apart by chance, all
     # missing; (former35) re-measured on today's streams: curves' gap band at 5 x 5 skewed now holds
     # audit s35 (apart35): the bootstrap's median and gap there, 12 rows, all missing; curves' bands there, 36, 25
-    assert (len(mine), int(mine["misses"].sum())) == (6_997, 250)  # with profile29's 300 and tboot30's 180 below
+    # audit s36 (calib36): the 96 equivalence.spread_ruled_out rows at 3-20 runs, none missing; mixed's 36 default
+    # (Tukey) rows of agents whose runs differ in spread, 4 missing (4 agents, one of run SD 4; 1 in its worst draw)
+    assert (len(mine), int(mine["misses"].sum())) == (7_129, 254)  # with profile29's 300 and tboot30's 180 below
     # audit s29 (profile29): performance_profile(task_bootstrap=True)'s wilson_tasks band, its 300 default rows (2-26
     # tasks x 3, 5, 10 runs, five thresholds), none missing
     population = mine["procedure"] == "bootstrap.profile_population"
@@ -79,7 +81,7 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     assert (int(spread.sum()), int(mine[spread]["misses"].sum())) == (486, 112)
     fwe_spread = mine["procedure"] == "adastop.fwe_spread"
     assert (int(fwe_spread.sum()), int(mine[fwe_spread]["misses"].sum())) == (50, 0)  # holm's (joint's: 22 missing)
-    assert "250 of the defaults' 6,997 rows miss" in PAGE.read_text(encoding="utf-8")
+    assert "254 of the defaults' 7,129 rows miss" in PAGE.read_text(encoding="utf-8")
 
 
 # review23a (a strict xfail until equivgate23): equiv23's note of unlike spreads was gated on the runs' sample SDs 2 or

@@ -130,8 +130,8 @@ def test_map_names_every_script_that_appends_calibration_rows():
     # s28: coverage_curves_early (early28) and coverage_bootstrap_gap (gapboot28) beside the six before; s32:
     # size_equivalence_incomplete (cal32); s33: coverage_fcr_difference and coverage_mixed_adjust (calib33); s34:
     # coverage_far_apart (iqmfar34) and coverage_mixed_unbalanced (mixbal34); s35: coverage_apart_by_chance
-    # (farapart35)
-    assert len(scripts) == 14 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
+    # (farapart35); s36: coverage_mixed_spreads (calib36)
+    assert len(scripts) == 15 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
     text = _words("rlstats/README.md")
     start = text.index("with the rows other scripts append, `APPENDED` there")
     sentence = text[start:text.index("); back ends quote its rows", start)]
@@ -205,7 +205,9 @@ def test_calibration_page_states_the_runs_the_table_measures():
     cut |= comparisons["configuration"] == rlstats.calibration.FAR_APART  # iqmfar34: 10 too
     assert (comparisons["agents"].min(), comparisons[~cut]["agents"].max(), comparisons[cut]["agents"].max()) == (2, 8, 10)
     assert (table["tasks"].min(), table["tasks"].max()) == (1, 26)
-    assert table["runs"].min() == 1 and set(beyond["tasks"]) == {1} and set(beyond["procedure"]) == {"bootstrap.interval"}
+    # audit s36 (calib36): equivalence's decision that the runs rule out unlike spreads, one task at 20-100 runs
+    assert table["runs"].min() == 1 and set(beyond["tasks"]) == {1} and set(beyond["procedure"]) == {
+        "bootstrap.interval", "equivalence.spread_ruled_out"}
     assert {"saturated", "real_dierkes2024"} <= set(table["distribution"])
     page = _words("docs/calibration.md")
     assert (f"2 to 8 agents (10 alike agents in the curves' rows of runs cut short and of tasks far apart), 1 to 26 tasks, 1 to 20 runs per cell (to {beyond['runs'].max()} on one task), and four "

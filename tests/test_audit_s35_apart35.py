@@ -193,7 +193,8 @@ def test_calibration_page_counts_the_rows():
     from test_audit_s26_docs26 import _words
 
     page = _words("docs/calibration.md")
-    assert "At 3-20 runs per cell 250 of the defaults' 6,997 rows miss (213 of 6,949 until audit s35, apart35" in page
+    # audit s36 (calib36): 7,093 since (tests/test_audit_s36_calib36.py)
+    assert "250 of 6,997 until audit s36" in page and "; 213 of 6,949 until audit s35, apart35" in page
     for (metric, runs, distribution), (coverage, _) in BOOTSTRAP.items():
         if metric == "median":
             gap = BOOTSTRAP["optimality_gap", runs, distribution][0]

@@ -42,7 +42,9 @@ def test_table_has_one_schema_and_binomial_errors():
     np.testing.assert_allclose(se[~fcr], np.sqrt(variance / n_sim)[~fcr], atol=1e-5)
     tasks = n_sim[fcr] / (table["agents"][fcr].astype(int) - 1)
     assert ((se[fcr] >= 0) & (se[fcr] <= np.sqrt(0.25 / tasks) + 1e-6)).all()
-    assert set(table["level"].astype(float)) == {0.95}
+    # audit s36 (calib36): the runs wrongly ruling out unlike spreads, one side of Bonett's 99% interval
+    assert set(table["level"].astype(float)) == {0.95, 0.995}
+    assert set(table[table["level"] == "0.995"]["procedure"]) == {"equivalence.spread_ruled_out"}
 
 
 def test_every_procedure_quoted_has_rows_for_its_whole_grid():
@@ -103,6 +105,10 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
             unbalanced = runpy.run_path(str(REFERENCE / "coverage_mixed_unbalanced.py"))
             assert sum(map(unbalanced["appended"], rows)) == 8 * 8 * 12 + 4 * 12
             rows = [r for r in rows if not unbalanced["appended"](r)]
+            # audit s36 (calib36): agents whose runs differ in spread, Satterthwaite's Tukey and Bonferroni rows
+            spreads = runpy.run_path(str(REFERENCE / "coverage_mixed_spreads.py"))
+            assert sum(map(spreads["appended"], rows)) == 2 * len(spreads["grid"]())
+            rows = [r for r in rows if not spreads["appended"](r)]
         if procedure in ("task_table.effect_size", "task_table.next_ranked", "mixed.contrast"):
             # audit s33 (calib33): the difference intervals' FCR rows (its own grid of 2, 3 and 8 agents x 2-20 runs x
             # 4 families x 3 configurations) and mixed()'s Sidak and Scheffe rows (80 points of 3 and 8 agents)
@@ -470,9 +476,10 @@ def _mixed_data(agents, tasks, runs, seed=0):
 
 
 def _balanced_rows():
-    """The ``mixed.contrast`` rows of coverage_mixed.py's balanced grid (not audit s34's unbalanced designs)."""
+    """The ``mixed.contrast`` rows of coverage_mixed.py's balanced grid (not audit s34's unbalanced designs, nor
+    audit s36's of agents whose runs differ in spread, which _run_spread_notes quotes)."""
     return [r for r in calibration.rows(MIXED["PROCEDURE"])
-            if not r["configuration"].startswith(calibration.UNBALANCED)]
+            if not r["configuration"].startswith((calibration.UNBALANCED, calibration.RUN_SPREADS))]
 
 
 def _check_mixed(point, n_sim):

@@ -961,9 +961,9 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         it (Mathieu et al. 2023, Section 5.2), the same ones whatever the order
         of its rows or of its agents and tasks. A pilot's chance differences
         are drawn again in every data set (``resample="agents"``): from pilots
-        of 3 runs per cell the rank test's rate at 5 seeds ranged 0.37 to 1
-        about a true power of 0.91 (median 0.81), the permutation test's per
-        task 0.29 to 0.68 about 0.28 (median 0.43: most pilots overstated it;
+        of 3 runs per cell the rank test's rate at 5 seeds ranged 0.38 to 1
+        about a true power of 0.91 (median 0.84), the permutation test's per
+        task 0.29 to 0.70 about 0.28 (median 0.44: most pilots overstated it;
         ``tests/reference/pilot_spread.py``), and a note says so where a cell
         has 10 runs or fewer.
     formula : str, optional

@@ -54,6 +54,8 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
            # audit s34 mixbal34: the omnibus F's level on unbalanced designs (its contrasts' rows appended below)
            "mixed.f_size": "coverage_mixed_unbalanced",
            "equivalence.size": "size_equivalence",  # issue 41 item 2
+           # audit s36 calib36: the runs wrongly ruling out the unlike spreads of equivalence()'s note (Bonett's interval)
+           "equivalence.spread_ruled_out": "spread_ruled_out",
            # issue 41 item 4: the next-ranked effect-size intervals and Conover's post hoc
            "task_table.next_ranked": "coverage_next_ranked", "skillings_mack.conover_fwer": "conover_fwer",
            # the default post hoc's family-wise error (Tukey on balanced designs, Holm with exact pair p-values else)
@@ -85,7 +87,8 @@ APPENDED = {"curves.band": ("coverage_curves_fresh",  # audit s12: 8 agents
             # audit s33 calib33: mixed()'s Sidak and Scheffe families (interval "sidak", "scheffe"), and the false
             # coverage-statement rate of task_table's intervals of the difference of means (metric "difference")
             # audit s34 mixbal34: the families on unbalanced designs (configuration "unbalanced ...")
-            "mixed.contrast": ("coverage_mixed_adjust", "coverage_mixed_unbalanced"),
+            # audit s36 calib36: agents whose runs differ in spread (configuration "run sd by agent ...")
+            "mixed.contrast": ("coverage_mixed_adjust", "coverage_mixed_unbalanced", "coverage_mixed_spreads"),
             "task_table.effect_size": "coverage_fcr_difference",
             "task_table.next_ranked": "coverage_fcr_difference"}
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",

@@ -104,6 +104,12 @@ SPREAD_ALIKE = 1.7
 #: 5,000 at 300: a 99% interval misses its side's 0.005 by up to 2.6 times on tails this heavy, so the level is
 #: kept high (tests/reference/spread_ratio_interval.py, seed 343)
 SPREAD_LEVEL = 0.99
+#: the calibration rows of that decision where it is false (audit s36 calib36, tests/reference/spread_ruled_out.py,
+#: seed 36, 20,000 data sets a row): agent 1's deviations times the equivalence.size rows' factors 1/8-8 ("spread r"),
+#: equal runs 3-100, normal, skewed, heavy-tailed and capped scores; coverage the share not ruled out, level 0.995
+#: (one side of the 99% interval). Nothing ruled out at 3-5 runs, 0.0001 at 10; capped scores' factor 1/2 (SD ratio
+#: 1/1.73, just beyond 1/1.7) ruled out in 0.0048 at 20 runs, 0.0067 at 30 (a miss), 0.0063 at 50, 0.0028 at 100
+SPREAD_RULED_OUT = "equivalence.spread_ruled_out"
 #: what a note quoting a measured miss of each test suggests instead
 _WAY_ON = {"paired_t": "; across='welch' held alpha on that grid",
            "paired_t_bounded": "; across='welch' held alpha on that grid",
@@ -325,7 +331,10 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     can rule those spreads out: a task whose runs give Bonett's (2006) 99% interval of the SD ratio within 1/1.7 to
     1.7 is named as ruled out instead (the across-tasks and aggregate quotes only where every task is so); at a true
     ratio of 1.7 that happened in at most 0.0001 of 20,000 simulated data sets at 3-10 runs of each agent and 0.012
-    at 100 (skewed, capped, heavy-tailed scores; audit s34, ``tests/reference/spread_ratio_interval.py``).
+    at 100 (skewed, capped, heavy-tailed scores; audit s34, ``tests/reference/spread_ratio_interval.py``). At the
+    rows' own spreads it ruled them out in at most 0.0067 of 20,000 (capped scores, factor 1/2, an SD ratio of 1/1.73;
+    30 runs, above 0.005, one side of the interval, by more than 3 Monte Carlo SE), none at 3-5 runs: the
+    ``equivalence.spread_ruled_out`` rows, which the note quotes (audit s36, ``tests/reference/spread_ruled_out.py``).
 
     Where half or more of an agent's runs on a task (2 or more) sit at the largest or smallest score of the pair's runs
     there, as at a score cap often reached (only the pair's runs are read, so other agents change nothing), Welch's t
@@ -1380,6 +1389,30 @@ UNLIKE_AGGREGATE = {"noninferior": {"iqm": (True, 0.056, 500), "mean": (False, 0
                     "equivalence": {"iqm": (True, 0.040, 500), "mean": (False, 0.084, 500)}}
 
 
+def _spread_ruled_out_words(runs):
+    """``"; wrongly, at the rows' spreads, in up to 0.0067 of 20000 simulated tasks: ..."``: the worst
+    :data:`SPREAD_RULED_OUT` row at the runs measured nearest each ruled-out task's fewest (``runs``,
+    :func:`rlstats.calibration.nearest_count`), the one missing its level where one does (:func:`calibration.shortfall`,
+    worded by :func:`calibration.miss_clause`); empty where the table has no such rows (audit s36 calib36)."""
+    rows = calibration.rows(SPREAD_RULED_OUT)
+    if not rows or not runs:
+        return ""
+    measured = {int(row["runs"]) for row in rows}
+    at = {calibration.nearest_count(measured, n) for n in runs}
+    rows = [row for row in rows if int(row["runs"]) in at]
+    level = float(rows[0]["level"])
+    row = calibration.shortfall(rows, level) or min(rows, key=calibration.worst_coverage)
+    n = int(row["runs"])
+    beyond = (", the most simulated" if max(runs) > n == max(measured) else
+              ", the fewest simulated" if min(runs) < n == min(measured) else "")
+    share = 1 - float(row["coverage"])
+    missed = (", " + calibration.miss_clause(row, level, size=True, target=f"{1 - level:g}")
+              if calibration.misses(row, level) else "")
+    return (f"; wrongly, at the rows' spreads, in up to {signif(share, 2)} of {row['n_sim']} simulated tasks: "
+            f"{row['distribution'].replace('_', '-')} scores, SD ratio {row['configuration'].removeprefix('spread ')}, "
+            f"{count(n, 'run')} of each agent{beyond}{missed}; the calibration table's '{SPREAD_RULED_OUT}' rows")
+
+
 def _apart(first, second, what="SDs"):
     """``"SDs 5.3 times apart"``, ``"SDs alike"`` (under 1.05 times) or ``"SDs: one 0"``: how far apart two spreads
     are, unchanged by the data's units."""
@@ -1425,7 +1458,7 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
         return []
     index = {name: j for j, name in enumerate(design.agents)}
     task_index = {name: t for t, name in enumerate(design.tasks)}
-    found, quotes, fewest, aggregate, ruled_out = [], {}, [], False, []
+    found, quotes, fewest, aggregate, ruled_out, ruled_runs = [], {}, [], False, [], []
     sums = None
     for (a, b), rows in table.groupby(["agent_1", "agent_2"], sort=False):
         tasks = rows[rows["scope"] == "task"]
@@ -1450,6 +1483,7 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
             rows_k = [_unlike_spread_quote(options, "welch", min(n_a[k], n_b[k]), 1, f) for f in _UNLIKE_FAMILIES]
             if any(row is not None for row in rows_k) and alike_spread[k]:
                 out.append(str(tasks["task"].iloc[k]))
+                ruled_runs.append(int(min(n_a[k], n_b[k])))
             elif any(row is not None for row in rows_k):
                 where.append(f"{tasks['task'].iloc[k]}: {_apart(s_a[k], s_b[k])}")
                 shown_runs.append((int(n_a[k]), int(n_b[k])))
@@ -1493,7 +1527,7 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
     low, high = signif(UNLIKE_SPREAD, 2), signif(max(UNLIKE_SPREADS), 2)
     band = signif(SPREAD_ALIKE, 2)
     ruled = (f"ruled out on {'; '.join(ruled_out)} by the runs (Bonett's {SPREAD_LEVEL:.0%} interval of the SD "
-             f"ratio within 1/{band} to {band})") if ruled_out else ""
+             f"ratio within 1/{band} to {band}{_spread_ruled_out_words(ruled_runs)})") if ruled_out else ""
     if not quotes and (not aggregate or held):  # the IQM's held alpha: nothing to say of it alone
         if not ruled_out:
             return []

@@ -27,7 +27,7 @@ from ...bounds import SATURATED_FEWEST_OFF_CONTRAST, bound_ties, check_bounds, c
 from ...cost import admit, shows, timed_bar
 from ...design import design_of, public_function
 from ...errors import DesignError
-from ...format import a_or_an, count, join_and, listed, names_shown, plural
+from ...format import a_or_an, count, join_and, listed, names_shown, plural, signif
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
@@ -181,7 +181,13 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     Tukey family held 0.9375-0.9925 under agents alike (its family-wise error at most 0.0625) and covered
     0.9525-0.9975 under shifts, the other families and Kenward-Roger's df 0.9375-1.0 (``mixed.contrast`` rows
     "unbalanced ..."), and the omnibus F at 0.05 rejected agents alike in 0.0025-0.0625 of data sets in either
-    ``f_basis`` (Kenward-Roger's 0-0.0625; ``mixed.f_size`` rows).
+    ``f_basis`` (Kenward-Roger's 0-0.0625; ``mixed.f_size`` rows). Agents whose runs differ in spread (audit s36,
+    ``tests/reference/coverage_mixed_spreads.py``: agents alike in mean, runs of SD 1 and 4, 5 and 10 tasks x 3-10
+    runs, normal and skewed; ``mixed.contrast`` rows "run sd by agent ..."): with 2 agents, or two of each spread,
+    the Tukey family held (0.948-0.988), but with one agent's runs 4 times as spread as three others' it declared
+    agents alike different in up to 0.096 of 1,600 data sets (skewed, 5 tasks x 3 runs; normal at most 0.06), the
+    model's one residual variance too small for that agent's pairs; a result whose agents' run SDs are 2 or more
+    times apart quotes those rows where they miss.
 
     Runs at a score cap (audit s11): the model gives every agent one residual variance, which an agent whose runs
     nearly all reach a cap does not have. On simulated runs with 85% of a baseline agent's runs at a cap and agents 0
@@ -354,7 +360,7 @@ def _run(design, options):
     singular = bool(np.any(fitted.theta < kernels.SINGULAR_TOL))
     notes += _fit_notes(fitted, terms, options.ddf, design.n_tasks) + _saturated_notes(design, saturated, pairs) + \
         _omnibus_notes(compared, design) + _coverage_notes(design, options) + _unbalanced_notes(design, options) + \
-        _means_notes(design, options)
+        _run_spread_notes(design, options) + _means_notes(design, options)
     means = clip_columns(means, design.bounds, ("estimate", "conf_low", "conf_high"), "the agents' means", notes=notes)
     pairs = clip_columns(pairs, design.bounds, ("estimate", "conf_low", "conf_high"), "the pairwise differences",
                          "difference", notes)
@@ -714,7 +720,10 @@ def _coverage_notes(design, options):
         measured = "tukey"
     if measured is None or not np.isclose(options.confidence_level, 0.95) or not design.is_balanced:
         return []
-    row = calibration.shortfall(calibration.rows(CALIBRATION), 0.95, test=options.ddf, interval=measured,
+    # the grid's rows of one run spread for every agent (not audit s36's of agents whose runs differ in spread, which
+    # _run_spread_notes quotes)
+    grid = [row for row in calibration.rows(CALIBRATION) if not row["configuration"].startswith(calibration.RUN_SPREADS)]
+    row = calibration.shortfall(grid, 0.95, test=options.ddf, interval=measured,
                                 agents=design.n_agents, tasks=design.n_tasks, runs=design.max_runs_per_cell)
     if row is None:
         return []
@@ -724,6 +733,66 @@ def _coverage_notes(design, options):
             f"per cell: {float(row['coverage']):.3f}{_worst_draw(row)} ({row['distribution'].replace('_', '-')} "
             f"scores, {_SIMULATED.get(row['configuration'], row['configuration'])}; {row['n_sim']} simulated data "
             "sets), "
+            f"{calibration.miss_clause(row, 0.95)}"]
+
+
+#: the agents' run SDs (each pooled over its cells) this many times apart, largest over smallest, make a result quote
+#: the rows of agents whose runs differ in spread (audit s36 calib36, tests/reference/coverage_mixed_spreads.py: half
+#: the agents' runs 4 times the others' SD): half the measured ratio, so that a design like the rows' is read
+#: as such even where its runs' sample SDs fall short of the true ratio
+RUN_SD_RATIO = 2.0
+
+
+def run_sd_ratio(design):
+    """The largest agent's run SD over the smallest's, each agent's runs' SD within its cells pooled over them
+    (sqrt of the squared deviations from their cells' means over the cells' runs less one); NaN where fewer than two
+    agents have runs that vary within a cell."""
+    n_cells = design.n_tasks * design.n_agents
+    cell = design.task * design.n_agents + design.agent
+    counts = np.bincount(cell, minlength=n_cells).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.bincount(cell, design.y, minlength=n_cells) / counts
+        squares = np.bincount(design.agent, (design.y - means[cell]) ** 2, minlength=design.n_agents)
+        df = np.bincount(np.arange(n_cells) % design.n_agents, np.fmax(counts - 1, 0), minlength=design.n_agents)
+        sd = np.sqrt(squares / df)
+    sd = sd[(df > 0) & (sd > 0)]
+    return float(sd.max() / sd.min()) if sd.size >= 2 else float("nan")
+
+
+def _run_spread_notes(design, options):
+    """Where the agents' run SDs are :data:`RUN_SD_RATIO` or more times apart (:func:`run_sd_ratio`): the
+    ``mixed.contrast`` rows of agents whose runs differ in spread (``configuration`` "run sd by agent ..."; audit s36,
+    ``tests/reference/coverage_mixed_spreads.py``: 2 and 4 agents alike in mean, half of them with runs 4 times the
+    others' SD, 5 and 10 tasks, 3, 5 and 10 runs, normal and skewed scores) at the agents and runs measured nearest
+    and the tasks bracketing the design's, their lowest coverage of this df method and family where it misses 0.95
+    by more than 3 Monte Carlo SE (:func:`rlstats.calibration.shortfall`); empty otherwise, at another level, or for a
+    df method or family not measured there (Kenward-Roger's; Sidak's and Scheffe's from 3 agents)."""
+    name, _, intervals = ADJUSTMENTS_SAID[options.adjust]
+    measured = {"Tukey": "tukey", "Bonferroni": "holm", "Sidak": "sidak", "Scheffe": "scheffe"}.get(intervals or "")
+    if measured in ("sidak", "scheffe") and design.n_agents == 2:
+        measured = "tukey"
+    if measured is None or not np.isclose(options.confidence_level, 0.95):
+        return []
+    ratio = run_sd_ratio(design)
+    rows = [row for row in calibration.rows(CALIBRATION) if row["configuration"].startswith(calibration.RUN_SPREADS)]
+    if not ratio >= RUN_SD_RATIO or not rows:
+        return []
+    agents = calibration.nearest_count({int(row["agents"]) for row in rows}, design.n_agents)
+    runs = calibration.nearest_count({int(row["runs"]) for row in rows}, design.max_runs_per_cell)
+    at = [row for row in rows if int(row["agents"]) == agents and int(row["runs"]) == runs]
+    at, tasks = calibration.bracketing_rows(at, design.n_tasks)
+    row = calibration.shortfall(at, 0.95, test=options.ddf, interval=measured)
+    if row is None:
+        return []
+    family = intervals if intervals == name else f"{intervals} (beside {name}'s p-values)"
+    sds = row["configuration"][len(calibration.RUN_SPREADS):].split(":", 1)[0]
+    return [f"the agents' runs differ in spread (their SDs within cells {signif(ratio, 2)} times apart, "
+            f"{signif(RUN_SD_RATIO, 2)} or more), where the model's one residual variance is not theirs: measured "
+            f"coverage of the 95% {family} simultaneous intervals with {_DDF_NOTE[options.ddf]} df at {agents} agents "
+            f"alike in mean with runs of SD {sds.replace('/', ', ')} in noise units, "
+            f"{calibration.bracket_words(tasks, row['tasks'])} and {count(runs, 'run')} per cell: "
+            f"{float(row['coverage']):.3f}{_worst_draw(row)} ({row['distribution'].replace('_', '-')} scores; "
+            f"{row['n_sim']} simulated data sets; the calibration table's '{calibration.RUN_SPREADS}...' rows), "
             f"{calibration.miss_clause(row, 0.95)}"]
 
 
