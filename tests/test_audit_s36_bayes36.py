@@ -7,22 +7,22 @@ sweeps (bursts of 1e5 to 1e7 where sigma0 is small) until a Metropolis or reject
 parted: p_better 0.6384 -> 0.6397 at + 1e4 (audit s35 meta35's slow reproducer); here, on the pair agent_3 vs
 agent_1 alone, the estimate moved 2e-9 relative at + 1e4 and 3e-8 at + 1e6 (decisions not yet flipped).
 
-Fixed: the sampler reads the standardised sums, squares and delta0's bound on a grid of 2^-20 of the pair's scale
-(20 significant bits for the squares and bounds; ``bayes._kernels.snapped``), far coarser than a shift's rounding
-and far finer than the posterior resolves, so the draws are the same bit for bit unless an input lies within that
-rounding of a midpoint of the grid.  Measured on 200,000 simulated pairs (5 tasks x 4 runs, scores ~ 20, differences
-of sd 1): an input of the pair moved to another grid point in 3e-5 of the pairs at + 1e4, 1.1e-3 at + 1e6, 0.13 at
-+ 1e8 (where the shifted scores keep 1e-8 of the differences' digits), none at x 7.3 and x 1e-6; a grid of 2^-30
-would have moved 0.017 at + 1e4 and 0.67 at + 1e6.  The R-hat and ESS are read off the standardised draws (the
-pair's scale times them let the folded ranks of two draws equally far from the median swap: an R-hat moved 7e-6
-under a shift, the draws the same), and the joint fit of orderings=True takes each task's runs less the reference
-agent's mean there, snapped alike (its inputs were the runs' own sums, which a shift moves: 2e-8 relative in its
-delta0 at + 1e6).  On audit s35's design (3 agents, control agent_1, 2 chains of 200 draws), p_better and every
-probability are now the same under + 1e4, + 1e6, x 1e-6 and x 7.3, the estimates and per-task estimates within 6e-12
-relative.  What it moved: on 30 small designs (2 agents x 5 tasks x 3 runs) no P(better); delta0's posterior mean by
-8e-7 relative (median), 1.5e-4 at most; no pinned value of the default suite; on audit s35's design agent_3 vs
-agent_1 (its chains run again at 16 times the draws) P(better) 0.6384 -> 0.6269 and the estimate 0.4986 -> 0.4977,
-within the Monte Carlo error its note states (0.014).
+Fixed: the sampler reads the standardised sums, squares and delta0's bound on a grid of 2^-20 of the pair's scale (a
+step of at most 2^-20 of the value for the squares and bounds; ``bayes._kernels.snapped``), far coarser than a shift's
+rounding and far finer than the posterior resolves, so the draws are the same bit for bit unless an input lies within
+that rounding of a midpoint of the grid.  Measured on 200,000 simulated pairs (5 tasks x 4 runs, scores ~ 20,
+differences of sd 1): an input of the pair moved to another grid point in 3e-5 of the pairs at + 1e4, 1.1e-3 at + 1e6,
+0.13 at + 1e8 (where the shifted scores keep 1e-8 of the differences' digits), none at x 7.3 and x 1e-6; a grid of
+2^-30 would have moved 0.017 at + 1e4 and 0.67 at + 1e6.  The R-hat and ESS are read off the standardised draws (the
+pair's scale times them let the folded ranks of two draws equally far from the median swap: an R-hat moved 7e-6 under
+a shift, the draws the same), and the joint fit of orderings=True takes each task's runs less the reference agent's
+mean there, snapped alike (its inputs were the runs' own sums, which a shift moves: 2e-8 relative in its delta0 at +
+1e6).  On audit s35's design (3 agents, control agent_1, 2 chains of 200 draws), p_better and every probability are
+now the same under + 1e4, + 1e6, x 1e-6 and x 7.3, the estimates and per-task estimates within 6e-12 relative.  What
+it moved: on 30 small designs (2 agents x 5 tasks x 3 runs) no P(better); delta0's posterior mean by 8e-7 relative
+(median), 1.5e-4 at most; no pinned value of the default suite; on audit s35's design agent_3 vs agent_1 (its chains
+run again at 16 times the draws) P(better) 0.6384 -> 0.6269 and the estimate 0.4986 -> 0.4977, within the Monte Carlo
+error its note states (0.014).
 
 The signed-rank model's Dirichlet draws do not read the scores: its probabilities are bit-identical under a shift
 and a scale (with the ROPE in the same units), its estimate and interval equal to rounding.

@@ -1028,7 +1028,8 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         s = scale[members][:, None]
         # the standardised statistics on kernels.snapped's grid, so that the scores' units give the same draws (audit
         # s36 bayes36: a shift's rounding, 1e-12 of them, parted the chains)
-        x_sums, x_counts = kernels.snapped(mirror[members][:, None] * sums[members][:, keep] / s), counts[members][:, keep]
+        x_sums = kernels.snapped(mirror[members][:, None] * sums[members][:, keep] / s)
+        x_counts = counts[members][:, keep]
         x_within = kernels.snapped(within[members][:, keep] / np.square(s), relative=True)
         means = x_sums / x_counts
         # the largest |standardised difference| of a run bounds delta0 (the paper's and baycomp's max|x|)
