@@ -310,7 +310,11 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     human-normalised with rope 0.05, sets of 3 runs gave P(rope) at least 0.92 in 8 of 10 where all 100 runs give
     P(worse) 0.92; without a ROPE, where P(rope) is 0, the note speaks of delta0: its intervals from those sets of 3
     runs missed the 100 runs' delta0 in 9 of 10).
-    The joint fit of ``orderings=True`` is not run again: its warning asks for more draws.
+    The joint fit of ``orderings=True`` is not run again: its warning asks for more draws.  The sampler reads the
+    standardised sums and squares (the joint fit: each task's runs less the reference agent's mean there) and the
+    priors' bounds on a grid of 2^-20 of the scale (about 1e-6 of it, far below the Monte Carlo error), so scores
+    shifted or rescaled give the same draws with the same ``rng`` (audit s36: a shift's rounding, 1e-12 of the scale,
+    otherwise parted the chains).
 
     The decisions these probabilities invite, "practically equivalent" at P(rope) >= 0.95 and "better" or "worse" at
     P(better) or P(worse) >= 0.95, are posterior decisions, not tests; their frequentist errors are measured in the
@@ -1022,11 +1026,14 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
 
     def run(members, keep, factor):
         s = scale[members][:, None]
-        x_sums, x_counts, x_within = mirror[members][:, None] * sums[members][:, keep] / s, counts[members][:, keep], \
-            within[members][:, keep] / np.square(s)
+        # the standardised statistics on kernels.snapped's grid, so that the scores' units give the same draws (audit
+        # s36 bayes36: a shift's rounding, 1e-12 of them, parted the chains)
+        x_sums = kernels.snapped(mirror[members][:, None] * sums[members][:, keep] / s)
+        x_counts = counts[members][:, keep]
+        x_within = kernels.snapped(within[members][:, keep] / np.square(s), relative=True)
         means = x_sums / x_counts
         # the largest |standardised difference| of a run bounds delta0 (the paper's and baycomp's max|x|)
-        priors = kernels.Priors(delta_high=(largest[members][:, keep] / s).max(axis=1),
+        priors = kernels.Priors(delta_high=kernels.snapped((largest[members][:, keep] / s).max(axis=1), relative=True),
                                 sigma0_high=1000 * np.maximum(means.std(axis=1), 1e-12),
                                 sigma_high=np.full(len(members), 1000.0))
         # each pair's own stream: the pairs sampled together (a group's, whatever n_jobs) draw nothing of each
@@ -1049,7 +1056,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
             batch = waiting.pop(factor)
             s, chains = run(batch, keep, factor)
             # each parameter's diagnosis, as the result reports it: computed once, for the run again and the report
-            diagnosis = _diagnosis(chains, s, mirror[batch], keep)
+            diagnosis = _diagnosis(chains, mirror[batch], keep)
             r_hat, ess = diagnosis[0].max(axis=1), diagnosis[1].min(axis=1)
             for i, p in enumerate(batch):
                 first_run.setdefault(p, (float(r_hat[i]), float(ess[i])))
@@ -1288,17 +1295,18 @@ def _few_runs_note(design, first, second, counts, rope):
             "pooling, and add runs or use model='signed_rank'"]
 
 
-def _diagnosis(chains, scale, mirror, keep):
+def _diagnosis(chains, mirror, keep):
     """(R-hat, bulk ESS) of each pair of a run (rows) and parameter (columns: delta0, sigma0, nu, then each task's
-    delta in the order of the tasks' codes), on the draws in the response's units and the pair's orientation, as the
-    result reports them. ``scale`` (pairs, 1), ``mirror`` (pairs,): how the sampler's standardised draws map back;
-    ``keep``: the run's tasks (codes) in the sampler's order."""
-    oriented = scale * mirror[:, None]
+    delta in the order of the tasks' codes), on the draws in the pair's orientation, as the result reports them.
+    ``mirror`` (pairs,): the orientation of the sampler's standardised draws; ``keep``: the run's tasks (codes) in the
+    sampler's order.  Both diagnostics are the same in any positive units, so they are read off the standardised
+    draws themselves: the pair's scale times them would let the score's units move the folded ranks of two draws
+    equally far from the median (audit s36 bayes36: an R-hat by 7e-6 under a shift, the draws the same)."""
+    oriented = mirror[:, None]
     by_code = np.argsort(keep)
     delta = chains.delta[..., by_code] * oriented[:, :, None, None]
-    stacked = np.concatenate([(chains.delta0 * oriented[:, :, None])[:, None],
-                              (chains.sigma0 * scale[:, :, None])[:, None], chains.nu[:, None],
-                              np.moveaxis(delta, -1, 1)], axis=1)
+    stacked = np.concatenate([(chains.delta0 * oriented[:, :, None])[:, None], chains.sigma0[:, None],
+                              chains.nu[:, None], np.moveaxis(delta, -1, 1)], axis=1)
     return kernels.diagnose(stacked)
 
 
@@ -1356,22 +1364,28 @@ def _joint_orderings(design, options, ss, cells, notes):
     # every difference of a run of agent a and a run of the reference on one task lies within delta_high (the
     # pairwise model's max|x| whatever the pairing)
     spread = np.maximum(high[others] - low[ref], high[ref] - low[others]).max(axis=1) / scale
-    priors = kernels.Priors(delta_high=spread,
-                            sigma0_high=1000 * np.maximum((means[others] - means[ref]).std(axis=1) / scale, 1e-12),
+    # each task's runs less the reference's mean there (the task means mu_i have a flat prior, so this moves only
+    # them), over the scale and on kernels.snapped's grid, the priors' bounds too: a shift or scale of the scores gives
+    # the same draws (audit s36 bayes36: the runs' own sums carried a shift's size into every sweep, 1e-9 of the draws
+    # at + 1e6)
+    centred = kernels.snapped((sums - counts * means[ref]) / scale)
+    squares = kernels.snapped(within / scale ** 2, relative=True)
+    spread_means = np.maximum((means[others] - means[ref]).std(axis=1) / scale, 1e-12)
+    priors = kernels.Priors(delta_high=kernels.snapped(spread, relative=True),
+                            sigma0_high=kernels.snapped(1000 * spread_means, relative=True),
                             sigma_high=np.full(others.size, 1000.0))
     # each agent's row its own stream, keyed by its name; the draws the rows share (the reference's) another
     joint_ss = child_stream(ss, 2)
-    chains, _ = kernels.gibbs(sums[others] / scale, counts[others], within[others] / scale ** 2, priors,
+    chains, _ = kernels.gibbs(centred[others], counts[others], squares[others], priors,
                               [agent_seed_sequence(joint_ss, design.agents[a]) for a in others], options.chains,
-                              options.warmup, options.draws,
-                              reference=(sums[ref] / scale, counts[ref], within[ref] / scale ** 2),
+                              options.warmup, options.draws, reference=(centred[ref], counts[ref], squares[ref]),
                               shared=np.random.Generator(np.random.PCG64(joint_ss)))
     delta0 = chains.delta0 * scale                                    # (others, chains, draws)
     values = np.zeros((options.chains * options.draws, k))
     values[:, others] = delta0.reshape(others.size, -1).T
     # delta0 > 0: better than the reference (the runs were oriented by sign), so rank by value, higher first
     table = _ordering_frame(design, kernels.codes_of(values, True), options.higher_is_better, notes)
-    r_hat, ess = kernels.diagnose(delta0)
+    r_hat, ess = kernels.diagnose(chains.delta0)   # the standardised draws: the same in any units (:func:`_diagnosis`)
     names = design.agents
     rows = [{"agent_1": names[a], "agent_2": names[ref], "parameter": "delta0 (joint fit, orderings)",
              "estimate": float(delta0[i].mean()), "r_hat": float(r_hat[i]), "ess_bulk": float(ess[i])}
