@@ -162,8 +162,6 @@ def test_curves_last_step_lines_read_as_the_summary_table():
     assert len(lines) == 3 and all(list(said) == table[agent] for agent, *said in lines)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s36 digits36: tuning's lines sized each line's digits apart from its "
-                                       "summary's table")
 def test_tuning_lines_read_as_the_summary_tables():
     from conftest import lr_sweep
     df = lr_sweep(categorical=True)
@@ -178,3 +176,14 @@ def test_tuning_lines_read_as_the_summary_tables():
     # [999999.6916, 1000002.798], where the line read 1000001.52 [999999.692, 1000002.8]
     assert lines[0] == ("ppo", "ant", "1000001.519", "999999.6916", "1000002.798", "1000001.519")
     assert len(lines) == 4 and all(list(said) == table[agent, task] for agent, task, *said in lines)
+
+
+def test_tuning_held_out_estimate_reads_its_digits():
+    import numpy as np
+    from test_tuning import sweep_frame
+    rng = np.random.default_rng(4)  # test_tuning's held-out case: held out 0.92339 [-3.733, 5.5798] over 3 runs
+    df = sweep_frame([rng.normal(mu, 1.0, 8) for mu in (0.0, 0.5, 0.2)]).assign(score=lambda d: d["score"] + 1e6)
+    df["evaluation"] = df["seed"] >= 5
+    result = _quiet(rlstats.tuning, df, "score ~ agent | task/seed", config="lr", holdout="evaluation",
+                    views=["best_set"], n_resamples=500, rng=0)
+    assert "held out 1000000.92 [999996.267, 1000005.58] over 3 runs" in str(result)  # was "held out 1e+06 [..."
