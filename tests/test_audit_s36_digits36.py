@@ -189,7 +189,6 @@ def test_tuning_held_out_estimate_reads_its_digits():
     assert "held out 1000000.92 [999996.267, 1000005.58] over 3 runs" in str(result)  # was "held out 1e+06 [..."
 
 
-@pytest.mark.xfail(strict=True, reason="audit s36 digits36: mixed's report read its marginal means at 3 digits")
 def test_mixed_report_reads_its_marginal_means_as_its_table():
     result = _quiet(rlstats.mixed, _runs().assign(score=lambda d: d["score"] + 1e6), F)
     # unshifted: agent_3 18.7, agent_2 16.7, agent_1 15.1; the table's 1000018.67, 1000016.68, 1000015.13
