@@ -166,40 +166,78 @@ def _data_columns(frame):
     return set(frame.columns[int(leading):])
 
 
-#: The most significant digits a level is printed to (a double holds 15 to 17)
+#: The most significant digits a level is printed to below 10 ** MAX_DIGITS (a double holds 15 to 17)
 MAX_DIGITS = 15
+#: The digits that tell any two doubles apart (a double's round trip): levels from 10 ** MAX_DIGITS, whose integer
+#: digits 15 would round away, print up to these; the digits past the 16th are the double's own (at 1e16 its step is
+#: 2), and doubles that differ past these are one number
+DOUBLE_DIGITS = 17
+
+#: A table's columns that hold an interval, read apart in each row: an estimate and its bounds, pointwise and
+#: simultaneous (the tidy names)
+INTERVAL_COLUMNS = ("estimate", "conf_low", "conf_high", "conf_low_simultaneous", "conf_high_simultaneous")
+
+
+def _merged(block, digits):
+    """How many of the distinct values of ``block``'s rows (each an interval: an estimate and its bounds, a mean and
+    mean + SD) read as the next of its row at ``digits``: neighbours in a row's order, only those near enough to
+    round alike (within 10 ** (their exponent - digits + 2)) printed to see."""
+    rows = np.sort(block, axis=1)  # NaN last, and never a neighbour that differs (NaN > x is False)
+    low, high = rows[:, :-1], rows[:, 1:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        size = np.floor(np.log10(np.maximum(np.abs(low), np.abs(high))))
+        near = (high > low) & (high - low < 10.0 ** (size - digits + 2))
+    return sum(signif(a, digits) == signif(b, digits) for a, b in zip(low[near], high[near]))
 
 
 def level_digits(values: object, digits: int = DIGITS) -> int:
     """Significant digits for levels on the score's scale (estimates, bounds, means) given together, ``values`` a
-    2-D array (rows x columns, NaN for a value not given): ``digits`` while every |value| is below 10 ** DIGITS;
-    from there, where ``digits`` would round away integer digits (1000015.133 at 5 reads "1e+06"), the integer digits
-    of the largest and enough that their smallest spread (down a column, or across a row: an interval's width) shows
-    to 3 significant digits, at most :data:`MAX_DIGITS`, where that changes a value as printed (audit s35 digits35:
-    scores shifted by 1e6 printed every estimate and bound as 1e+06, where R's print of a data frame shows 1000015).
+    2-D array (rows x columns, NaN for a value not given; a row an interval: an estimate and its bounds): ``digits``,
+    but where ``digits`` round away integer digits (from 10 ** DIGITS: 1000015.133 at 5 reads "1e+06"; audit s35
+    digits35) or read two values of a row that differ as one (an interval collapsed: 50000.015 [50000.01, 50000.022]
+    at 5 reads "50000 50000 50000", 123.45678 +- 1e-5 "123.46"; at any magnitude, audit s36 digits36), the integer
+    digits of the largest and enough that their smallest spread (down a column, or across a row: an interval's width)
+    shows to 3 significant digits, and more where a row's values still read alike; at most :data:`MAX_DIGITS`, or
+    :data:`DOUBLE_DIGITS` from 10 ** MAX_DIGITS (1e16 + 16 [1e16 + 14, 1e16 + 18] reads 10000000000000016
+    [10000000000000014, 10000000000000018], every digit the doubles hold, not "1e+16" thrice); only where that changes
+    a value as printed. Values a row's doubles differ in past those digits (0.1 + 0.2 beside 0.3) read alike, as
+    before.
 
     >>> level_digits([[15.133, 9.749, 21.904]]), level_digits([[1000015.133, 1000009.749, 1000021.904]])
     (5, 8)
+    >>> level_digits([[50000.015133, 50000.009749, 50000.021904]]), level_digits([[0.1 + 0.2, 0.3, 0.4]])
+    (9, 5)
     """
     block = np.atleast_2d(np.asarray(values, dtype=float))
     block = np.where(np.isfinite(block), block, np.nan)
     finite = block[np.isfinite(block)]
-    if not finite.size or np.abs(finite).max() < 10.0 ** DIGITS:
+    if not finite.size:
         return digits
-    top = math.floor(math.log10(np.abs(finite).max()))
+    largest = np.abs(finite).max()
+    most = MAX_DIGITS if largest < 10.0 ** MAX_DIGITS else DOUBLE_DIGITS
+    apart = _merged(block, most)  # what even the most digits read alike: one number, as doubles go
+    if largest < 10.0 ** DIGITS and _merged(block, digits) <= apart:
+        return digits
+    top = math.floor(math.log10(largest))
     frame = pd.DataFrame(block)
     spreads = np.concatenate([(frame.max() - frame.min()).to_numpy(),
                               (frame.max(axis=1) - frame.min(axis=1)).to_numpy()])
     spreads = spreads[np.isfinite(spreads) & (spreads > 0)]
     need = top + 1 if not spreads.size else max(top + 1, top - math.floor(math.log10(spreads.min())) + 3)
-    wide = min(MAX_DIGITS, max(digits, need))
+    wide = min(most, max(digits, need))
+    while wide < most and _merged(block, wide) > apart:  # an estimate nearer a bound than the width's 3 digits
+        wide += 1
     # values that ``digits`` print exactly (a count of 100000, a step 2000000) keep their print: nothing to lose
     return wide if any(float(signif(v, digits)) != float(signif(v, wide)) for v in finite) else digits
 
 
-def signif_levels(values: object, digits: int = DIGITS) -> list[str]:
+def signif_levels(values: object, digits: int = DIGITS, among: pd.DataFrame | None = None) -> list[str]:
     """:func:`signif` of each of ``values``, levels given together (an estimate and its bounds; a 2-D array for a
-    table's rows), at :func:`level_digits`, in fixed notation where those digits are wider than ``digits``.
+    table's rows, each an interval), at :func:`level_digits`, in fixed notation where those digits are wider than
+    ``digits``. ``among``: the table of the same result these levels are printed in (its tidy frame), whose digits
+    they take where that table's are wider than :data:`DIGITS` (prose beside a table: a number reads the same in a
+    result's report as in its table, audit s36 digits36: 1000015.58 in the report beside 1000015.582); else they
+    are never wider than :data:`DIGITS`, the table's, where ``digits`` is less.
 
     >>> signif_levels([15.133, 9.749, 21.904], 3), signif_levels([1000015.133, 1000009.749, 1000021.904], 3)
     (['15.1', '9.75', '21.9'], ['1000015.1', '1000009.7', '1000021.9'])
@@ -207,16 +245,23 @@ def signif_levels(values: object, digits: int = DIGITS) -> list[str]:
     array = np.asarray(values, dtype=float)
     flat = array.ravel()
     wide = level_digits(flat[None, :] if array.ndim < 2 else array, digits)
+    if among is not None:
+        table = max(_level_digits(among, DIGITS).values(), default=DIGITS)
+        wide = table if table > DIGITS else min(wide, max(digits, DIGITS))
     return [as_fixed(signif(v, wide), v) if wide > digits else signif(v, wide) for v in flat]
 
 
 def _level_digits(frame, digits):
-    """{column position: significant digits} for the float columns (p-values aside) whose largest |value| reaches
-    10 ** DIGITS: the levels on the score's scale, printed together at :func:`level_digits`; the other columns keep
-    ``digits``."""
-    large = [j for j, column in enumerate(frame.columns)
-             if not _PVALUE_COLUMN.match(str(column)) and pd.api.types.is_float_dtype(frame.dtypes.iloc[j])
-             and level_digits(frame.iloc[:, [j]].to_numpy(dtype=float), digits) > digits]
+    """{column position: significant digits} for the float columns (p-values aside) that :func:`level_digits` widens
+    alone (their largest |value| reaches 10 ** DIGITS) and the interval's columns (:data:`INTERVAL_COLUMNS`) where
+    it widens their rows: the levels on the score's scale, printed together at :func:`level_digits`; the other
+    columns keep ``digits``."""
+    floats = [j for j, column in enumerate(frame.columns)
+              if not _PVALUE_COLUMN.match(str(column)) and pd.api.types.is_float_dtype(frame.dtypes.iloc[j])]
+    large = [j for j in floats if level_digits(frame.iloc[:, [j]].to_numpy(dtype=float), digits) > digits]
+    interval = [j for j in floats if frame.columns[j] in INTERVAL_COLUMNS]
+    if len(interval) > 1 and level_digits(frame.iloc[:, interval].to_numpy(dtype=float), digits) > digits:
+        large = sorted(set(large) | set(interval))
     if not large:
         return {}
     wide = level_digits(frame.iloc[:, large].to_numpy(dtype=float), digits)

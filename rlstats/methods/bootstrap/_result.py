@@ -348,9 +348,10 @@ class BootstrapResult(Result):
             text += f" The optimality gap is the mean shortfall of the runs below {fmt.signif(self.gamma)}" + (
                 f" (each {task} weighing alike where {fmt.a_or_an(agent)}'s runs per {task} differ)." if weighted
                 else ".")
+        table = self.tidy()  # the levels read as its table reads them where it widens them (audit s36 digits36)
         for j, metric in enumerate(self.metrics):
             levels = np.column_stack([self.estimates[:, j], self.intervals[:, j, 0], self.intervals[:, j, 1]])
-            said = np.reshape(fmt.signif_levels(levels, 3), levels.shape)  # apart at any shift (audit s35 digits35)
+            said = np.reshape(fmt.signif_levels(levels, 3, among=table), levels.shape)  # apart at any shift (s35)
             parts = [f"{a} {said[i][0]} " + ("(interval withheld)" if np.isnan(self.intervals[i, j]).any() else
                                              f"({said[i][1]} to {said[i][2]})")
                      for i, a in enumerate(self.agents)]

@@ -292,7 +292,8 @@ class CurvesResult(Result):
         lines = [f"{self.label} at the last step ({fmt.format_step(self.steps[last])}){self._tasks_said()}, with the "
                  "simultaneous band:"]
         levels = np.column_stack([self.estimates[:, last], *self.simultaneous[:, last].T])
-        said = np.reshape(fmt.signif_levels(levels), levels.shape)
+        # at the digits of the summary's table of the last step, where it widens them (audit s36 digits36)
+        said = np.reshape(fmt.signif_levels(levels, among=self._last_step()), levels.shape)
         for j, agent in enumerate(self.agents):
             if np.isnan(self.estimates[j, last]):  # audit s15: "NaN (NaN to NaN)"
                 # a built-in statistic is missing only where a task has no run of the agent logged (the notes say
@@ -333,9 +334,12 @@ class CurvesResult(Result):
             "n_steps": self.steps.size, "n_obs": self.nobs, "n_comparisons": len(self.pairs), "alpha": self.alpha,
         }])
 
+    def _last_step(self):
+        """The tidy rows of the last step, one per agent."""
+        return self.tidy().groupby("agent", sort=False).tail(1).reset_index(drop=True)
+
     def _summary_tables(self):
-        last = self.tidy().groupby("agent", sort=False).tail(1).reset_index(drop=True)
-        tables = {f"{self.label} at the last step{self._tasks_said()}": last}
+        tables = {f"{self.label} at the last step{self._tasks_said()}": self._last_step()}
         if self.pairs:
             rows = []
             for i, ((a, b), sentence) in enumerate(self._verdicts()):

@@ -242,8 +242,9 @@ class TaskTableResult(Result):
             present = ~np.isnan(self.estimates[t])
             # means on the score's scale read apart at any shift of it, to the runs' spread (audit s35 digits35:
             # 1000047 ± 9.4 read "1000000 ± 9.4"): as many digits as fmt.level_digits gives the task's means and
-            # means + SD, the same as digits below 1e5
-            wide = fmt.level_digits(np.vstack([self.estimates[t], self.estimates[t] + self.std_dev[t]]), digits)
+            # means + SD, a row each agent's (audit s36 digits36: 50000.047 ± 0.0094 read "50000 ± 0.0094"), the same
+            # as digits where those read apart below 1e5
+            wide = fmt.level_digits(np.column_stack([self.estimates[t], self.estimates[t] + self.std_dev[t]]), digits)
             for a in np.flatnonzero(present):
                 # the best's mean reads apart from every other agent's (bold 12.121 beside 12.074 both read "12.1":
                 # audit s22): a bold cell against the others, the others against the bold ones
