@@ -1,0 +1,60 @@
+"""Audit s36 (fixeq36): defects a new-user trial found in bayes() and equivalence().
+
+1. bayes()' signed-rank cap note named, for a pair, a task only one of its agents ran ("B vs C on 1 of 2 tasks (T3;
+   ...)", B vs C compared on T1 and T2 only), and said the pair's difference there was 0.
+2. equivalence(alternative="noninferior")'s note that another seed can turn the aggregate's verdict quoted the
+   reverse test past the upper bound (0.054), a test non-inferiority never reports, while the verdict's p was 0.006.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import load_dataset
+
+import rlstats
+
+
+def unshared_cap():
+    """A, B, C on T1-T3 (3 runs a cell, normal(50, 10)), C not on T3, B's runs all at 100 on T3."""
+    rng, rows = np.random.default_rng(0), []
+    for t in ["T1", "T2", "T3"]:
+        for a in "ABC":
+            if a == "C" and t == "T3":
+                continue
+            for s in range(3):
+                rows.append((a, t, s, 100.0 if (a == "B" and t == "T3") else rng.normal(50, 10)))
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="the cap note names tasks the pair never shared")
+def test_bayes_cap_note_names_only_the_pairs_shared_tasks():
+    res = rlstats.bayes(unshared_cap(), "score ~ agent | task/seed", rope=5, rng=0)
+    note = next(n for n in res.notes if "as at a score cap" in n)
+    assert "as at a score cap: A vs B on 1 of 3 tasks (T3; B 3 of its 3 runs there). " in note
+    assert "B vs C" not in note and "where both agents' runs of a task all sit at it" not in note
+    assert "only some of the tasks of A vs B (above)" in note
+    assert "B vs C" not in res.report().split("as at a score cap")[1].split(". The signed-rank")[0]
+    # B vs C's numbers read T1 and T2 alone
+    tidy = res.tidy().set_index(["agent_1", "agent_2"])
+    assert tidy.loc[("B", "C"), "n_tasks"] == 2
+
+
+def atari_pair():
+    d = rlstats.normalize(load_dataset("atari100k"), "atari100k_reference")
+    games = ["Alien", "Boxing", "Breakout", "Freeway", "Pong", "Kangaroo", "Krull", "Seaquest"]
+    return d[d.agent.isin(["DER", "DrQ(eps)"]) & d.task.isin(games) & (d.seed < 3)]
+
+
+@pytest.mark.xfail(strict=True, reason="the near-alpha note quotes a p-value the verdict does not rest on")
+@pytest.mark.parametrize("higher", [True, False])
+def test_noninferior_near_alpha_note_reads_the_verdicts_p_values(higher):
+    d = atari_pair()
+    if not higher:
+        d = d.assign(score=-d.score)
+    res = rlstats.equivalence(d, "score ~ agent | task/seed", margin=0.1, alternative="noninferior", control="DER",
+                              rng=0, higher_is_better=higher)
+    row = res.tidy().query("scope == 'aggregate'").iloc[0]
+    assert round(row.p_value, 6) == 0.005997 and row.shown
+    # the reverse test past the far bound (0.054 here) is no test of non-inferiority's verdicts
+    assert round(row.p_upper if higher else row.p_lower, 4) == (0.9465 if higher else 0.9515)
+    assert not [n for n in res.notes if "can turn" in n]
