@@ -26,7 +26,6 @@ def unshared_cap():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="the cap note names tasks the pair never shared")
 def test_bayes_cap_note_names_only_the_pairs_shared_tasks():
     res = rlstats.bayes(unshared_cap(), "score ~ agent | task/seed", rope=5, rng=0)
     note = next(n for n in res.notes if "as at a score cap" in n)
@@ -45,7 +44,6 @@ def atari_pair():
     return d[d.agent.isin(["DER", "DrQ(eps)"]) & d.task.isin(games) & (d.seed < 3)]
 
 
-@pytest.mark.xfail(strict=True, reason="the near-alpha note quotes a p-value the verdict does not rest on")
 @pytest.mark.parametrize("higher", [True, False])
 def test_noninferior_near_alpha_note_reads_the_verdicts_p_values(higher):
     d = atari_pair()

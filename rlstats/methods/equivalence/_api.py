@@ -940,11 +940,16 @@ MC_CLOSE_SE = 2
 
 def _near_alpha(test, options, pair):
     """[(pair, p, se)] of the aggregate's p-value that decides its verdict, where it lies within :data:`MC_CLOSE_SE`
-    Monte Carlo standard errors of alpha: the test's own (shown or not) and the reverse tests' (shown beyond the
-    margin or not), the nearest; empty where none does or the error is 0 (Welch's t's floor)."""
+    Monte Carlo standard errors of alpha: the test's own (shown or not) and the reverse tests' of the verdicts the
+    alternative prints (:func:`_verdict`: equivalence's both, shown beyond the margin or not; non-inferiority's past
+    the lower bound alone, the upper where lower is better), the nearest; empty where none does or the error is 0
+    (Welch's t's floor). Audit s36 fixeq36: non-inferiority's note quoted the test past the far bound (0.054 beside
+    the verdict's 0.006), a test it never reports."""
     side = "p_lower" if test["p_value"] == test["p_lower"] else "p_upper"
+    reverse = (("p_below", "p_above") if options.alternative == "equivalence" else
+               ("p_below",) if options.higher_is_better else ("p_above",))
     near = [(abs(float(test[key]) - options.alpha) / float(test["mc_se"][key]), float(test[key]),
-             float(test["mc_se"][key])) for key in (side, "p_below", "p_above")
+             float(test["mc_se"][key])) for key in (side, *reverse)
             if float(test["mc_se"][key]) > 0 and abs(float(test[key]) - options.alpha) <= MC_CLOSE_SE *
             float(test["mc_se"][key])]
     return [(pair, *min(near)[1:])] if near else []
