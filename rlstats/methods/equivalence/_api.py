@@ -641,7 +641,18 @@ def _as_a_sample(options, rows, *pair):
     if welch["shown"] is None or paired["shown"] is None:
         return []
     words = [_verdict(row["shown"], row["conf_low"], row["conf_high"], options) for row in (welch, paired)]
-    return [(welch, paired, words[1])] if words[0] != words[1] else []
+    if words[0] == words[1]:
+        return []
+    if words[0].startswith("shown ") and not paired["shown"]:
+        # audit s36 fixeq36: "X vs Y is not shown equivalent" beside the default's "shown above 0.1" read as a
+        # contradiction; the paired t shows neither the alternative nor the verdict past the bound
+        past = words[0].split(", beyond")[0]
+        side = "above" if welch["conf_low"] > options.margin else "below"
+        level = f"{signif(100 * (1 - 2 * options.alpha), 3)}%"
+        alternative = "equivalent" if options.alternative == "equivalence" else "non-inferior"
+        words[1] = (f"neither shown {alternative} nor {past} (its {level} interval reaches across the margin, where "
+                    f"across='welch''s lies wholly {side} it)")
+    return [(welch, paired, words[1])]
 
 
 def _sample_note(options, sample, n_tasks, words=("task", "agent")):
@@ -764,7 +775,7 @@ def _groups(design, pairs):
         runs = design.counts[shared][:, [i, j]]
         if shared.sum() < 2:  # its per-task test is the answer there
             only = [t for t, s in zip(design.tasks, shared) if s]
-            few[a, b] = f"{a} vs {b} ({f'only {only[0]}' if only else 'none'})"
+            few[a, b] = f"{a} vs {b} ({f'only {only[0]}' if only else f'no {design.block_word} shared'})"
         elif runs.min() < 3:
             t, k = np.argwhere(runs == runs.min())[0]
             short[a, b] = (f"{a} vs {b} ({(a, b)[k]} has {count(int(runs.min()), 'run')} on "
