@@ -6,6 +6,8 @@
    reverse test past the upper bound (0.054), a test non-inferiority never reports, while the verdict's p was 0.006.
 """
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -109,3 +111,36 @@ def test_paired_t_note_says_what_it_shows_beside_a_verdict_beyond_the_margin():
     paired = rlstats.equivalence(beyond_by_welch(), "score ~ agent | task/seed", margin=0.1, rng=0,
                                  across="paired_t").tidy().query("scope == 'across tasks'").iloc[0]
     assert paired.conf_low < 0.1 < paired.conf_high and paired.conclusion == "not shown equivalent"
+
+
+# 4. a published table in other units than the runs
+
+def spr_and_paper():
+    a = load_dataset("atari100k")
+    d = a[a.task.isin(["Alien", "Boxing", "Breakout", "Freeway", "Pong"])]
+    paper = d[d.agent == "SPR"].groupby("task")["score"].agg(mean="mean", sd="std", n="size").reset_index()
+    return d[(d.agent == "SPR") & (d.seed < 5)], paper
+
+
+@pytest.mark.xfail(strict=True, reason="a published table x100 the runs' units is taken silently")
+def test_published_means_far_outside_the_runs_are_said():
+    ours, paper = spr_and_paper()
+
+    def run(factor):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = rlstats.equivalence(ours, "score ~ agent | task/seed", margin=50,
+                                      published=paper.assign(mean=paper["mean"] * factor, sd=paper.sd * factor))
+        said = [n for n in res.notes if n.startswith("published= means lie outside")]
+        return said, [str(w.message) for w in caught if str(w.message).startswith("published= means")]
+
+    assert run(1) == ([], [])  # the table in the runs' units: nothing said
+    said, warned = run(100)
+    assert said == warned and said == [
+        "published= means lie outside the range of the runs on 5 of 5 tasks, at 40 to 100 times the largest score "
+        "of the runs there in size (Alien 92, Boxing 59, Breakout 100, Freeway 61, Pong 40): the table looks to be "
+        "in other units than the data's score (a percentage of scores that are fractions, a table of another scale); "
+        "if so, rerun with its means and sds in these"]
+    said, _ = run(0.01)  # Freeway's 0.19 and Pong's -0.054 lie inside their runs' range
+    assert said and "on 3 of 5 tasks, at 1/170 to 1/99 times" in said[0] and "(Alien 1/110, Boxing 1/170, " \
+        "Breakout 1/99)" in said[0]
