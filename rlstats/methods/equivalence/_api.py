@@ -27,8 +27,8 @@ from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, agent_named, label_named, label_value, shown
 from ...format import a_or_an, count, join_and, listed, plural, signif, verb
 from ...normalization import warn_raw_scales
-from ...options import (MAX_RESAMPLES, band_beyond_scores, check_bool, check_choice, check_cost_options,
-                       check_fraction, check_resamples, is_finite_number)
+from ...options import (MAX_RESAMPLES, UNITS_SLIP, band_beyond_scores, check_bool, check_choice,
+                       check_cost_options, check_fraction, check_resamples, is_finite_number)
 from ...resampling import check_rng, seed_sequence
 from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, block_ranges,
                            floored_standard_errors, monte_carlo_se, near_ties, run_expansion, welch_floor)
@@ -410,6 +410,7 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     # a published table's means are differences' other ends: they count in the range the margin must stay inside
     design = band_beyond_scores(design, "margin", options.margin, () if table is None else table[0])
     if table is not None:
+        design = _published_units(design, table[0])
         design = warn_raw_scales(design, normalize)
         return _run_published(design, options, table, scale)
     with timed_bar(work, shows(work, options.progress), "equivalence"):
@@ -532,6 +533,39 @@ def _published_table(table, design):
     note = ([f"{count(len(extra), 'task')} of the published table not in the data left out: "
              f"{', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''}"] if extra else [])
     return values["mean"], values["sd"], values["n"], note
+
+
+def _published_units(design, means):
+    """``design`` with a warning and a note where published means lie outside the range of the task's runs and
+    :data:`rlstats.options.UNITS_SLIP` times the size of its largest score or more, or that part of it or less (audit
+    s36 fixeq36: a paper's table x100 against raw runs printed "shown below -50 ... mean difference over tasks
+    -18040" unremarked), naming those tasks and each one's ratio: the size of a units slip, as the margin's check
+    (:func:`rlstats.options.band_beyond_scores`) reads it. A mean inside the runs' range is never said."""
+    import dataclasses
+
+    from ...errors import warn
+
+    low, high = block_ranges(design.y, design.task, design.n_tasks)
+    size = np.maximum(np.abs(low), np.abs(high))  # the runs' largest score in size, each task
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.abs(means) / size
+    far = (np.isfinite(means) & (size > 0) & np.isfinite(size) & ((means < low) | (means > high))
+           & ((ratio >= UNITS_SLIP) | (ratio <= 1 / UNITS_SLIP)))
+    if not far.any():
+        return design
+
+    def times(r):
+        return f"{signif(r, 2)}" if r >= 1 else f"1/{signif(1 / r, 2)}"
+    which = np.flatnonzero(far)
+    each = [f"{design.tasks[t]} {times(ratio[t])}" for t in which]
+    span = sorted(ratio[which])
+    spread = times(span[0]) if len(span) == 1 else f"{times(span[0])} to {times(span[-1])}"
+    tasks = count(design.n_tasks, design.block_word)
+    note = (f"published= means lie outside the range of the runs on {which.size} of {tasks}, at {spread} times the largest score of the runs there in size ({listed(each, 8)}): "
+            f"the table looks to be in other units than the runs ({design.units}: a percentage of scores that are "
+            "fractions, a table of another scale); if so, rerun with its means and sds in these")
+    warn(note)
+    return dataclasses.replace(design, notes=(*design.notes, note))
 
 
 # ----------------------------------------------------------------------------- the tests
