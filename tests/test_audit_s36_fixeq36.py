@@ -136,10 +136,21 @@ def test_published_means_far_outside_the_runs_are_said():
     assert run(1) == ([], [])  # the table in the runs' units: nothing said
     said, warned = run(100)
     assert said == warned and said == [
-        "published= means lie outside the range of the runs on 5 of 5 tasks, at 40 to 101 times the largest score "
-        "of the runs there in size (Alien 92, Boxing 59, Breakout 101, Freeway 61, Pong 40): the table looks to be "
-        "in other units than the runs (the units of 'score': a percentage of scores that are fractions, a table of another scale); "
-        "if so, rerun with its means and sds in these"]
+        "published= means lie outside the range of the runs on 5 of 5 tasks, at 40 to 101 times the size of the runs' "
+        "largest score there (Alien 92, Boxing 59, Breakout 101, Freeway 61, Pong 40): the table looks to be in other "
+        "units than the runs (the units of 'score': a percentage of scores that are fractions, a table of another "
+        "scale); if so, rerun with its means and sds in these"]
     said, _ = run(0.01)  # Freeway's 0.19 and Pong's -0.054 lie inside their runs' range
-    assert said and "on 3 of 5 tasks, at 1/170 to 1/99 times" in said[0] and "(Alien 1/109, Boxing 1/170, " \
-        "Breakout 1/99)" in said[0]
+    assert said and ("on 3 of 5 tasks, at 1/85 to 1/48 times the size of the runs' smallest score there (Alien "
+                     "1/85, Boxing 1/48, Breakout 1/76)") in said[0]
+
+
+def test_published_means_of_zero_or_beside_the_runs_are_not_a_units_slip():
+    """A mean of 0, or on the other side of 0, beside runs all positive is a weaker agent's, not other units."""
+    rng = np.random.default_rng(0)
+    runs = pd.DataFrame({"agent": "A", "task": np.repeat(["a", "b", "c"], 4), "score": rng.uniform(0.5, 1.5, 12)})
+    paper = pd.DataFrame({"task": ["a", "b", "c"], "mean": [0.0, -0.2, 0.9], "sd": [1.0] * 3, "n": [5] * 3})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rlstats.RlstatsWarning)
+        res = rlstats.equivalence(runs, "score ~ agent | task", margin=0.5, published=paper, aggregate=None)
+    assert not [n for n in res.notes if "published= means" in n]

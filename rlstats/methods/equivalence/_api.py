@@ -536,34 +536,41 @@ def _published_table(table, design):
 
 
 def _published_units(design, means):
-    """``design`` with a warning and a note where published means lie outside the range of the task's runs and
-    :data:`rlstats.options.UNITS_SLIP` times the size of its largest score or more, or that part of it or less (audit
-    s36 fixeq36: a paper's table x100 against raw runs printed "shown below -50 ... mean difference over tasks
-    -18040" unremarked), naming those tasks and each one's ratio: the size of a units slip, as the margin's check
-    (:func:`rlstats.options.band_beyond_scores`) reads it. A mean inside the runs' range is never said."""
+    """``design`` with a warning and a note where published means lie outside the range of the task's runs at
+    :data:`rlstats.options.UNITS_SLIP` times the size of its largest score or more, or, on the runs' side of 0, at
+    that part of its smallest or less (audit s36 fixeq36: a paper's table x100 against raw runs printed "shown below
+    -50 ... mean difference over tasks -18040" unremarked), naming those tasks and each one's ratio: the size of a
+    units slip, as the margin's check (:func:`rlstats.options.band_beyond_scores`) reads it. A mean inside the runs'
+    range is never said, nor one of 0 or of the other sign than runs that are all positive or all negative (a table
+    of a weaker agent, not of other units)."""
     import dataclasses
 
     from ...errors import warn
 
     low, high = block_ranges(design.y, design.task, design.n_tasks)
-    size = np.maximum(np.abs(low), np.abs(high))  # the runs' largest score in size, each task
+    largest, smallest = np.maximum(np.abs(low), np.abs(high)), np.minimum(np.abs(low), np.abs(high))
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.abs(means) / size
-    far = (np.isfinite(means) & (size > 0) & np.isfinite(size) & ((means < low) | (means > high))
-           & ((ratio >= UNITS_SLIP) | (ratio <= 1 / UNITS_SLIP)))
-    if not far.any():
+        over, under = np.abs(means) / largest, np.abs(means) / smallest
+    outside = np.isfinite(means) & np.isfinite(largest) & ((means < low) | (means > high))
+    larger = outside & (largest > 0) & (over >= UNITS_SLIP)
+    smaller = outside & (means * low > 0) & (under <= 1 / UNITS_SLIP)  # between 0 and the runs, on their side
+    if not (larger | smaller).any():
         return design
 
-    def times(r):
-        return f"{signif(r, 2)}" if r >= 1 else f"1/{signif(1 / r, 2)}"
-    which = np.flatnonzero(far)
-    each = [f"{design.tasks[t]} {times(ratio[t])}" for t in which]
-    span = sorted(ratio[which])
-    spread = times(span[0]) if len(span) == 1 else f"{times(span[0])} to {times(span[-1])}"
-    tasks = count(design.n_tasks, design.block_word)
-    note = (f"published= means lie outside the range of the runs on {which.size} of {tasks}, at {spread} times the largest score of the runs there in size ({listed(each, 8)}): "
-            f"the table looks to be in other units than the runs ({design.units}: a percentage of scores that are "
-            "fractions, a table of another scale); if so, rerun with its means and sds in these")
+    def said(mask, ratio, end):
+        which = np.flatnonzero(mask)
+        if not which.size:
+            return []
+        times = (lambda r: f"{signif(r, 2)}" if r >= 1 else f"1/{signif(1 / r, 2)}")  # noqa: E731
+        span = sorted(ratio[which])
+        spread = times(span[0]) if len(span) == 1 else f"{times(span[0])} to {times(span[-1])}"
+        each = listed([f"{design.tasks[t]} {times(ratio[t])}" for t in which], 8)
+        return [f"at {spread} times the size of the runs' {end} score there ({each})"]
+    k = int((larger | smaller).sum())
+    note = (f"published= means lie outside the range of the runs on {k} of {count(design.n_tasks, design.block_word)}"
+            f", {'; '.join(said(larger, over, 'largest') + said(smaller, under, 'smallest'))}: the table looks to be "
+            f"in other units than the runs ({design.units}: a percentage of scores that are fractions, a table of "
+            "another scale); if so, rerun with its means and sds in these")
     warn(note)
     return dataclasses.replace(design, notes=(*design.notes, note))
 
