@@ -95,8 +95,10 @@ def backend(name: str) -> Callable[..., Any]:
     """The public function of the back end called ``name``."""
     if not isinstance(name, str) or name not in METHODS:
         # R's method names get the rlstats way (friedman.test, lmer; audit s31 rfix31e)
+        from ..options import did_you_mean  # the one home of a misspelt name's close names (audit s36 fixeq36)
+
         raise OptionError(f"method={shown(name)} is not one of the available methods: {', '.join(sorted(METHODS))}"
-                          + other_value_said("method", name, METHODS, OTHER_NAMES))
+                          + (other_value_said("method", name, METHODS, OTHER_NAMES) or did_you_mean(name, METHODS)))
     return load(METHODS[name])
 
 

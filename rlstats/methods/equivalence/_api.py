@@ -488,13 +488,18 @@ def _published_table(table, design):
 
     task = design.formula.blocks
     if not isinstance(table, pd.DataFrame):
+        published = table
         try:
             table = as_pandas(table)
         except Exception:
             table = None
         if not isinstance(table, pd.DataFrame):
+            # text is no table: read a file first (the command line's -o published=FILE reads it; audit s36)
+            got = (f"got the text {published!r}; read a file with pandas.read_csv(...) first (on the command line "
+                   "-o published= takes a CSV, TSV or Parquet file, e.g. -o published=paper.csv)"
+                   if isinstance(published, str) else f"got {type(published).__name__}")
             raise OptionError(f"published= must be a table with columns {task!r}, 'mean', 'sd' and 'n' (one row per "
-                              f"task), got {type(table).__name__}")
+                              f"task), {got}")
     missing = [c for c in (task, *PUBLISHED_COLUMNS) if c not in table.columns]
     if missing:
         raise OptionError(f"published= lacks {plural('column', len(missing))} {', '.join(map(repr, missing))}: it "
