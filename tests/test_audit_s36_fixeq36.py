@@ -204,3 +204,29 @@ def test_a_method_as_the_command_and_a_misspelt_method(tmp_path):
     with pytest.raises(rlstats.OptionError, match=r"\(did you mean 'equivalence'\?\)$"):
         rlstats.compare(pd.DataFrame({"agent": ["A"], "task": ["a"], "score": [1.0]}), "score ~ agent | task",
                         method="equivalance")
+
+
+# 6. TOSTER's, R's equivalence package's and baycomp's names, answered with the name to pass
+
+@pytest.mark.xfail(strict=True, reason="eqb=, epsilon=, low_eqbound=, rope= on equivalence and margin= on bayes: "
+                                       "'has no option', the list of options")
+@pytest.mark.parametrize("call, options, message", [
+    ("equivalence", {"eqb": 0.1}, "equivalence() has no option eqb=: its name here is margin= (eqb= is TOSTER's "
+                                  "spelling, the symmetric bound of t_TOST and tsum_TOST); pass margin=0.1"),
+    ("equivalence", {"epsilon": 0.1}, "equivalence() has no option epsilon=: its name here is margin= (epsilon= is "
+                                      "the spelling of R's equivalence::tost); pass margin=0.1"),
+    ("equivalence", {"low_eqbound": -0.1, "high_eqbound": 0.1},
+     "equivalence() has no option low_eqbound=: TOSTER's low_eqbound= and high_eqbound= are the two ends of the "
+     "band; equivalence() takes its half-width, margin=, the band -margin to margin: ends -0.1 and 0.1 are "
+     "margin=0.1; ends of different sizes are two one-sided tests, each alternative='noninferior' with its end's "
+     "size as margin= (higher_is_better=False for the upper end)"),
+    ("equivalence", {"rope": 0.1}, "equivalence() has no option rope=: its name here is margin= (rope= is another "
+                                   "rlstats function's spelling); pass margin=0.1"),
+    ("bayes", {"margin": 0.1}, "bayes() has no option margin=: its name here is rope= (margin= is another rlstats "
+                               "function's spelling); pass rope=0.1"),
+])
+def test_other_packages_names_of_the_margin(call, options, message):
+    df = pd.DataFrame({"agent": ["A", "B"] * 2, "task": ["a", "a", "b", "b"], "score": [1.0, 2.0, 3.0, 4.0]})
+    with pytest.raises(rlstats.OptionError) as caught:
+        getattr(rlstats, call)(df, "score ~ agent | task", **options)
+    assert str(caught.value) == message
