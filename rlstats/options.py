@@ -68,7 +68,9 @@ def did_you_mean(value: object, allowed: Iterable[object]) -> str:
 #: Options that public functions spell apart, each with the other spelling: ``mixed()`` says ``adjust=`` (emmeans'
 #: name), the rank test and the task table ``adjustment=``. The house has no aliases: given the other spelling, a
 #: function names its own in an OptionError (:func:`keywords_checked`) rather than Python's TypeError.
-OTHER_SPELLINGS = {"adjust": "adjustment", "adjustment": "adjust"}
+OTHER_SPELLINGS = {"adjust": "adjustment", "adjustment": "adjust",
+                   # the band's half-width: equivalence's margin=, bayes' rope= (baycomp's name; audit s36 fixeq36)
+                   "rope": "margin", "margin": "rope"}
 
 #: Other packages' names of options (R's stats, boot and PMCMRplus, Python's numpy and scikit-learn), each with whose
 #: spelling it is and the names an rlstats function may take for it: given one, a function that takes one of those
@@ -92,6 +94,9 @@ HABITS = {
     "sig.level": ("the spelling of R's pwr and power.t.test", ("alpha",)),
     "sig_level": ("R's sig.level, spelled with an underscore", ("alpha",)),
     "n": ("the spelling of R's pwr and power.t.test, runs a group", ("seeds",)),
+    # the equivalence bound (audit s36 fixeq36): TOSTER's symmetric eqb=, R's equivalence::tost(epsilon=)
+    "eqb": ("TOSTER's spelling, the symmetric bound of t_TOST and tsum_TOST", ("margin",)),
+    "epsilon": ("the spelling of R's equivalence::tost", ("margin",)),
 }
 
 
@@ -167,6 +172,12 @@ VALUE_HABITS: dict[str, dict[str, tuple[str | None, str, str]]] = {
 #: Other packages' options that no rlstats option sets, each with an option marking the functions concerned and what
 #: such a function (``{where}``) does instead: given to one, its OptionError says so (:func:`unknown_option_error`).
 UNOFFERED = {
+    # TOSTER's two ends of the band (audit s36 fixeq36); the one way on of either
+    **dict.fromkeys(("low_eqbound", "high_eqbound"), (
+        "margin", "TOSTER's low_eqbound= and high_eqbound= are the two ends of the band; {where} takes its "
+                  "half-width, margin=, the band -margin to margin: ends -0.1 and 0.1 are margin=0.1; ends of "
+                  "different sizes are two one-sided tests, each alternative='noninferior' with its end's size as "
+                  "margin= (higher_is_better=False for the upper end)")),
     "REML": ("ddf", "{where} fits by REML alone (lme4's default, REML=TRUE); REML=FALSE, maximum likelihood, serves "
                     "likelihood-ratio tests between models of different fixed effects, which rlstats does not run: "
                     "leave REML= out, and read the agents' F test and contrasts, made at the REML fit"),

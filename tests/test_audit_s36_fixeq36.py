@@ -208,8 +208,6 @@ def test_a_method_as_the_command_and_a_misspelt_method(tmp_path):
 
 # 6. TOSTER's, R's equivalence package's and baycomp's names, answered with the name to pass
 
-@pytest.mark.xfail(strict=True, reason="eqb=, epsilon=, low_eqbound=, rope= on equivalence and margin= on bayes: "
-                                       "'has no option', the list of options")
 @pytest.mark.parametrize("call, options, message", [
     ("equivalence", {"eqb": 0.1}, "equivalence() has no option eqb=: its name here is margin= (eqb= is TOSTER's "
                                   "spelling, the symmetric bound of t_TOST and tsum_TOST); pass margin=0.1"),

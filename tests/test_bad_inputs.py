@@ -791,6 +791,18 @@ OWN_OPTIONS = [
                                                           "dist=\"Chisquare\" is pvalue='asymptotic'")),
     ("skillings_mack", "na_action", "na.pass", OptionError, ("R's na.pass", "has no counterpart here",
                                                              "na_action='drop'")),
+    # audit s36 fixeq36: TOSTER's, R's equivalence package's and baycomp's names of the band, given the name to pass
+    ("equivalence", "eqb", 0.1, OptionError, ("equivalence() has no option eqb=: its name here is margin=",
+                                              "TOSTER's spelling", "pass margin=0.1")),
+    ("equivalence", "epsilon", 0.1, OptionError, ("its name here is margin=", "R's equivalence::tost",
+                                                  "pass margin=0.1")),
+    ("equivalence", "low_eqbound", -0.1, OptionError, ("equivalence() has no option low_eqbound=",
+                                                       "ends -0.1 and 0.1 are margin=0.1", "alternative='noninferior'")),
+    ("equivalence", "high_eqbound", 0.1, OptionError, ("equivalence() has no option high_eqbound=",
+                                                       "higher_is_better=False for the upper end")),
+    ("equivalence", "rope", 0.1, OptionError, ("equivalence() has no option rope=: its name here is margin=",
+                                               "pass margin=0.1")),
+    ("bayes", "margin", 0.1, OptionError, ("bayes() has no option margin=: its name here is rope=", "pass rope=0.1")),
     # issue 41 item 1: rlstats.bayes
     ("bayes", "rope", -0.1, OptionError, "rope must be a finite number >= 0"),
     ("bayes", "rope", "0.1", OptionError, "rope must be a finite number >= 0"),
