@@ -228,3 +228,14 @@ def test_other_packages_names_of_the_margin(call, options, message):
     with pytest.raises(rlstats.OptionError) as caught:
         getattr(rlstats, call)(df, "score ~ agent | task", **options)
     assert str(caught.value) == message
+
+
+@pytest.mark.xfail(strict=True, reason="the report says 'an inference about these 1 task' and '1 of 1 task tested'")
+def test_one_task_report_gives_its_test():
+    one, _ = one_task_and_apart()
+    res = rlstats.equivalence(one, "score ~ agent | task/seed", margin=1, rng=0)
+    text = res.report()
+    assert "these 1 task" not in text and "of 1 task tested" not in text
+    assert "Per task we used Welch's t (one task: no test across tasks)" in text
+    assert ("A against B: on T1, the one task of the data, equivalent within $\\pm$1 (difference $-$0.11, 90\\% CI "
+            "$-$0.978 to 0.759)") in text
