@@ -230,7 +230,6 @@ def test_other_packages_names_of_the_margin(call, options, message):
     assert str(caught.value) == message
 
 
-@pytest.mark.xfail(strict=True, reason="the report says 'an inference about these 1 task' and '1 of 1 task tested'")
 def test_one_task_report_gives_its_test():
     one, _ = one_task_and_apart()
     res = rlstats.equivalence(one, "score ~ agent | task/seed", margin=1, rng=0)

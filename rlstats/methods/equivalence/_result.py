@@ -341,11 +341,12 @@ class EquivalenceResult(Result):
         text = (f"We tested {against} on {fmt.count(self.n_tasks, task)} ({self.nobs} runs) "
                 f"with {what} at alpha = {fmt.signif(self.alpha)} against a margin of {fmt.signif(self.margin)} "
                 f"({self.margin_scale}; a margin should be fixed before the analysis): {self._rule(level)}. "
-                f"Per {task} we used Welch's t; across "
-                f"{tasks}, the mean over {tasks} of the {task}-level differences of means, "
-                + (f"with the one-sample t over {tasks}" if self.across == "paired_t" else
-                   f"with its standard error from the runs within {tasks} on Welch-Satterthwaite df, an inference "
-                   f"about these {fmt.count(self.n_tasks, task)}, not about {tasks} beyond them"))
+                + (f"Per {task} we used Welch's t (one {task}: no test across {tasks})" if self.n_tasks == 1 else
+                   f"Per {task} we used Welch's t; across "
+                   f"{tasks}, the mean over {tasks} of the {task}-level differences of means, "
+                   + (f"with the one-sample t over {tasks}" if self.across == "paired_t" else
+                      f"with its standard error from the runs within {tasks} on Welch-Satterthwaite df, an inference "
+                      f"about these {fmt.count(self.n_tasks, task)}, not about {tasks} beyond them")))
         aggregate = self.comparisons[self.comparisons["scope"] == "aggregate"]
         if self.aggregate is not None and np.isfinite(aggregate["conf_low"].to_numpy(dtype=float)).any():
             text += (f"; in aggregate the {'IQM' if self.aggregate == 'iqm' else 'mean'} "
@@ -369,7 +370,13 @@ class EquivalenceResult(Result):
                                  f"{self._bound(r['conf_low'], 3)} to {self._bound(r['conf_high'], 3)})")
             tasks = self._scope("task", a, b)
             tested = tasks[tasks["shown"].notna()]
-            if len(tested):
+            if len(tasks) == 1 and len(tested):  # its one task's test, not "1 of 1 task" (audit s36 fixeq36)
+                r = tested.iloc[0]
+                where = "of the data" if len(self.tasks) == 1 else "both ran"
+                parts.append(f"on {fmt.names_shown([r['task']])[0]}, the one {task} {where}, {r['conclusion']} "
+                             f"(difference {fmt.signif(r['estimate'], 3)}, {level} CI {self._bound(r['conf_low'], 3)} "
+                             f"to {self._bound(r['conf_high'], 3)})")
+            elif len(tested):
                 # what the count counts, said before it (audit s27: after "across tasks, not shown equivalent (...)",
                 # "on 1 of 4 tasks individually" read as not shown on the one task that was shown equivalent)
                 what = "equivalent" if self.alternative == "equivalence" else "non-inferior"
