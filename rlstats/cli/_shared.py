@@ -943,7 +943,8 @@ def command_not_found(typed: str, commands: Sequence[str]) -> str:
         return default is inspect.Parameter.empty or (default is None and not (typed and "None" in typed.group(1)))
     needed = [name for name in DECLARATIONS[method].contract[1] if name in parameters and needed_by(name)]
     call = " ".join(["rlstats compare FILE FORMULA --method", method, *(f"-o {name}=..." for name in needed)])
-    said = f"{method} is a method" if method == typed else f"{other[1]} is --method {method} here"
+    said = f"{other[1]} is --method {method} here" if other is not None and method != typed else \
+        f"{method} is a method"
     return f"; {said}, run by the compare command: {call}"
 
 
