@@ -19,7 +19,7 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 
 from .cost import check_max_seconds
-from .errors import OptionError, agent_named, as_given, close_names, other_value_said, shown
+from .errors import OptionError, agent_named, as_given, did_you_mean, other_value_said, shown
 
 _N = TypeVar("_N", int, float)
 P = ParamSpec("P")
@@ -41,28 +41,6 @@ def check_choice(name: str, value: object, allowed: Collection[object], *,
     raise OptionError(f"{name}={shown(value)} is not one of the allowed values: {choices}"
                       + (other_value_said(name, value, allowed, VALUE_HABITS.get(name, {}))
                          or did_you_mean(value, allowed)))
-
-
-#: Names of statistics that read alike but are none the other's misspelling ('median' and 'mean': a ratio of 0.8)
-_STATISTIC_NAMES = frozenset({"mean", "median", "iqm", "min", "max", "mode", "sum", "std", "var", "optimality_gap"})
-
-
-def did_you_mean(value: object, allowed: Iterable[object]) -> str:
-    """' (did you mean 'x'?)' naming the allowed strings that ``value`` most likely misspells: the one that is the
-    same but for case, else the closest by :func:`rlstats.errors.close_names` (ratio at least 0.75), all of them where
-    several are as close (``'procgen_reference'``: the easy and the hard table alike); '' if none is close, if
-    ``value`` is not text (a number misspells no option's value), or if ``value`` names another statistic
-    (``'median'`` is no misspelling of ``'mean'``: audit s22)."""
-    if not isinstance(value, str):
-        return ""
-    names = [a for a in allowed if isinstance(a, str)]
-    key = value.strip().casefold()
-    if key in _STATISTIC_NAMES and key not in {a.strip().casefold() for a in names}:
-        return ""
-    close = close_names(value, names, n=None, cutoff=0.75, tied=True)
-    if not close:
-        return ""
-    return f" (did you mean {', '.join(map(repr, close[:-1]))}{' or ' if len(close) > 1 else ''}{close[-1]!r}?)"
 
 
 #: Options that public functions spell apart, each with the other spelling: ``mixed()`` says ``adjust=`` (emmeans'
@@ -277,7 +255,7 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
                          counts: str | None = None) -> OptionError:
     """The one error of a keyword a public function does not take, ``where`` ("bootstrap()", "method='bootstrap'"):
     another rlstats function's spelling of one of its ``options`` or another package's (:data:`HABITS`) is named as it
-    is spelled here; else the close names (:func:`options.did_you_mean`) and the list of its options. ``counts``: what
+    is spelled here; else the close names (:func:`errors.did_you_mean`) and the list of its options. ``counts``: what
     its ``n_resamples=`` counts where that is not bootstrap resamples (:func:`count_described`), said where R's
     ``boot(R=)`` or ``n_boot=`` is given for it."""
     spelled = own_spelling(given, options)

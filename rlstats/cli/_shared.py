@@ -927,8 +927,8 @@ def command_not_found(typed: str, commands: Sequence[str]) -> str:
     fixeq36: ``rlstats equivalence FILE FORMULA`` had argparse's bare "invalid choice")."""
     import inspect
 
+    from ..errors import did_you_mean
     from ..methods import DECLARATIONS, METHODS, OTHER_NAMES, backend
-    from ..options import did_you_mean
 
     other = OTHER_NAMES.get(typed.strip().casefold())
     method = typed if typed in METHODS else other[0] if other and other[0] in METHODS else None

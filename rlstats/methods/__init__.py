@@ -23,7 +23,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import OptionError, other_value_said, shown
+from ..errors import OptionError, did_you_mean, other_value_said, shown
 from ._declaration import Backend, Need, PowerRule, load
 
 #: the back-end folders, one line each; ``<folder>/_backend.py`` declares what each offers
@@ -95,8 +95,6 @@ def backend(name: str) -> Callable[..., Any]:
     """The public function of the back end called ``name``."""
     if not isinstance(name, str) or name not in METHODS:
         # R's method names get the rlstats way (friedman.test, lmer; audit s31 rfix31e)
-        from ..options import did_you_mean  # the one home of a misspelt name's close names (audit s36 fixeq36)
-
         raise OptionError(f"method={shown(name)} is not one of the available methods: {', '.join(sorted(METHODS))}"
                           + (other_value_said("method", name, METHODS, OTHER_NAMES) or did_you_mean(name, METHODS)))
     return load(METHODS[name])
