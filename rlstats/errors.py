@@ -207,6 +207,29 @@ def close_names(value: object, names: Iterable[Any], *, n: int | None = 3, cutof
     return [names[i] for _, i in scored[:n]]
 
 
+#: Names of statistics that read alike but are none the other's misspelling ('median' and 'mean': a ratio of 0.8)
+_STATISTIC_NAMES = frozenset({"mean", "median", "iqm", "min", "max", "mode", "sum", "std", "var", "optimality_gap"})
+
+
+def did_you_mean(value: object, allowed: Iterable[object]) -> str:
+    """' (did you mean 'x'?)' naming the allowed strings that ``value`` most likely misspells: the one that is the
+    same but for case, else the closest by :func:`close_names` (ratio at least 0.75), all of them where
+    several are as close (``'procgen_reference'``: the easy and the hard table alike); '' if none is close, if
+    ``value`` is not text (a number misspells no option's value), or if ``value`` names another statistic
+    (``'median'`` is no misspelling of ``'mean'``: audit s22). Its home is here, beside :func:`close_names`, so
+    that the method registry reads it too (audit s36 fixeq36: ``method='equivalance'`` had no close name)."""
+    if not isinstance(value, str):
+        return ""
+    names = [a for a in allowed if isinstance(a, str)]
+    key = value.strip().casefold()
+    if key in _STATISTIC_NAMES and key not in {a.strip().casefold() for a in names}:
+        return ""
+    close = close_names(value, names, n=None, cutoff=0.75, tied=True)
+    if not close:
+        return ""
+    return f" (did you mean {', '.join(map(repr, close[:-1]))}{' or ' if len(close) > 1 else ''}{close[-1]!r}?)"
+
+
 #: a number as ``str()`` prints an int or a float: "9", "-3", "9.0", "1e-05" (a label read as a number, audit s30)
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 

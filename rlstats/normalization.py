@@ -286,7 +286,7 @@ def _reference_frame(reference, option="normalize"):
         references = [name for name in datasets.available()["name"] if name.endswith("_reference")]
         if reference not in references:
             # datasets.load's own refusal names its name= option, which the caller never wrote
-            from .options import did_you_mean
+            from .errors import did_you_mean
 
             said = (f"{option}={reference!r} is neither a dataset of reference scores "
                     f"({listed(map(repr, references), 8)}) nor a rule ({', '.join(map(repr, RULES))})"

@@ -19,7 +19,7 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 
 from .cost import check_max_seconds
-from .errors import OptionError, agent_named, as_given, close_names, other_value_said, shown
+from .errors import OptionError, agent_named, as_given, did_you_mean, other_value_said, shown
 from .grammar import count
 
 _N = TypeVar("_N", int, float)
@@ -44,32 +44,12 @@ def check_choice(name: str, value: object, allowed: Collection[object], *,
                          or did_you_mean(value, allowed)))
 
 
-#: Names of statistics that read alike but are none the other's misspelling ('median' and 'mean': a ratio of 0.8)
-_STATISTIC_NAMES = frozenset({"mean", "median", "iqm", "min", "max", "mode", "sum", "std", "var", "optimality_gap"})
-
-
-def did_you_mean(value: object, allowed: Iterable[object]) -> str:
-    """' (did you mean 'x'?)' naming the allowed strings that ``value`` most likely misspells: the one that is the
-    same but for case, else the closest by :func:`rlstats.errors.close_names` (ratio at least 0.75), all of them where
-    several are as close (``'procgen_reference'``: the easy and the hard table alike); '' if none is close, if
-    ``value`` is not text (a number misspells no option's value), or if ``value`` names another statistic
-    (``'median'`` is no misspelling of ``'mean'``: audit s22)."""
-    if not isinstance(value, str):
-        return ""
-    names = [a for a in allowed if isinstance(a, str)]
-    key = value.strip().casefold()
-    if key in _STATISTIC_NAMES and key not in {a.strip().casefold() for a in names}:
-        return ""
-    close = close_names(value, names, n=None, cutoff=0.75, tied=True)
-    if not close:
-        return ""
-    return f" (did you mean {', '.join(map(repr, close[:-1]))}{' or ' if len(close) > 1 else ''}{close[-1]!r}?)"
-
-
 #: Options that public functions spell apart, each with the other spelling: ``mixed()`` says ``adjust=`` (emmeans'
 #: name), the rank test and the task table ``adjustment=``. The house has no aliases: given the other spelling, a
 #: function names its own in an OptionError (:func:`keywords_checked`) rather than Python's TypeError.
-OTHER_SPELLINGS = {"adjust": "adjustment", "adjustment": "adjust"}
+OTHER_SPELLINGS = {"adjust": "adjustment", "adjustment": "adjust",
+                   # the band's half-width: equivalence's margin=, bayes' rope= (baycomp's name; audit s36 fixeq36)
+                   "rope": "margin", "margin": "rope"}
 
 #: Other packages' names of options (R's stats, boot and PMCMRplus, Python's numpy and scikit-learn), each with whose
 #: spelling it is and the names an rlstats function may take for it: given one, a function that takes one of those
@@ -93,6 +73,9 @@ HABITS = {
     "sig.level": ("the spelling of R's pwr and power.t.test", ("alpha",)),
     "sig_level": ("R's sig.level, spelled with an underscore", ("alpha",)),
     "n": ("the spelling of R's pwr and power.t.test, runs a group", ("seeds",)),
+    # the equivalence bound (audit s36 fixeq36): TOSTER's symmetric eqb=, R's equivalence::tost(epsilon=)
+    "eqb": ("TOSTER's spelling, the symmetric bound of t_TOST and tsum_TOST", ("margin",)),
+    "epsilon": ("the spelling of R's equivalence::tost", ("margin",)),
 }
 
 
@@ -168,6 +151,12 @@ VALUE_HABITS: dict[str, dict[str, tuple[str | None, str, str]]] = {
 #: Other packages' options that no rlstats option sets, each with an option marking the functions concerned and what
 #: such a function (``{where}``) does instead: given to one, its OptionError says so (:func:`unknown_option_error`).
 UNOFFERED = {
+    # TOSTER's two ends of the band (audit s36 fixeq36); the one way on of either
+    **dict.fromkeys(("low_eqbound", "high_eqbound"), (
+        "margin", "TOSTER's low_eqbound= and high_eqbound= are the two ends of the band; {where} takes its "
+                  "half-width, margin=, the band -margin to margin: ends -0.1 and 0.1 are margin=0.1; ends of "
+                  "different sizes are two one-sided tests, each alternative='noninferior' with its end's size as "
+                  "margin= (higher_is_better=False for the upper end)")),
     "REML": ("ddf", "{where} fits by REML alone (lme4's default, REML=TRUE); REML=FALSE, maximum likelihood, serves "
                     "likelihood-ratio tests between models of different fixed effects, which rlstats does not run: "
                     "leave REML= out, and read the agents' F test and contrasts, made at the REML fit"),
@@ -267,7 +256,7 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
                          counts: str | None = None) -> OptionError:
     """The one error of a keyword a public function does not take, ``where`` ("bootstrap()", "method='bootstrap'"):
     another rlstats function's spelling of one of its ``options`` or another package's (:data:`HABITS`) is named as it
-    is spelled here; else the close names (:func:`options.did_you_mean`) and the list of its options. ``counts``: what
+    is spelled here; else the close names (:func:`errors.did_you_mean`) and the list of its options. ``counts``: what
     its ``n_resamples=`` counts where that is not bootstrap resamples (:func:`count_described`), said where R's
     ``boot(R=)`` or ``n_boot=`` is given for it."""
     spelled = own_spelling(given, options)

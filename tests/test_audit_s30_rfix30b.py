@@ -102,8 +102,8 @@ def test_drop_leaving_the_aggregate_too_few_tasks_says_so():
     assert (result.tidy().scope == "task").sum() == 3  # agent_1 vs agent_2 on task_01, agent_2 vs agent_3 on 02, 03
     withheld = [n for n in result.notes if n.startswith("the aggregate (IQM) difference is withheld")]
     assert withheld == ["the aggregate (IQM) difference is withheld for agent_1 vs agent_2 (only task_01), agent_1 vs "
-                        "agent_3 (none): it is read from a studentised bootstrap of the pair's runs on the tasks both "
-                        "its agents ran, which needs 2 or more of them; add tasks both agents run, or read the "
+                        "agent_3 (no task shared): it is read from a studentised bootstrap of the pair's runs on the "
+                        "tasks both its agents ran, which needs 2 or more of them; add tasks both agents run, or read the "
                         "per-task tests"]
     one = _without(base, "agent_3", ["task_02", "task_03"])
     result = _equivalence(one, na_action="omit", n_resamples=200, rng=0)

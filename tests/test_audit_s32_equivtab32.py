@@ -45,7 +45,8 @@ def test_welch_across_says_these_tasks_and_points_to_paired_t(atari):
     said = [n for n in res.notes if "across='paired_t'" in n]
     assert said == ["across='welch' (the default) is an inference about these 8 tasks only, its standard error "
                     "from the runs within each task; with the tasks taken as a sample of tasks (across='paired_t'), "
-                    "DER vs DrQ is not shown equivalent"]
+                    "DER vs DrQ is neither shown equivalent nor shown below -0.05 (its 90% interval reaches across the "
+                    "margin, where across='welch''s lies wholly below it)"]
     assert paired["conclusion"] == "not shown equivalent" and low < -0.05 < high
     assert "an inference about these 8 tasks" in res.report("text")
     assert any("these 8 tasks" in name for name in res.summary().tables)

@@ -65,7 +65,9 @@ def test_notes_and_reports_say_game_and_algo():
     one = _quiet(lambda: rlstats.equivalence(df[df.games == "g0"], FORMULA, margin=0.1, rng=1, n_resamples=200))
     report = one.report("text")
     assert "We tested 3 pairs of algos on 1 game (12 runs) with two one-sided tests" in report
-    assert "Per game we used Welch's t; across games, the mean over games of the game-level differences" in report
+    # one game: no test across games (audit s36 fixeq36), and each pair's one test "on g0, the one game of the data"
+    assert "Per game we used Welch's t (one game: no test across games)" in report
+    assert "on g0, the one game of the data, " in report
     assert "they share only one game (g0), and a test across games needs 2 or more" in report
     boot = _quiet(lambda: rlstats.bootstrap(_incomplete(df), FORMULA, rng=1, n_resamples=200, na_action="drop"))
     assert ("A2: runs per game differ (1 to 4), so the IQM and the optimality gap weigh each game alike, a run of a "

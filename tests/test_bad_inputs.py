@@ -753,7 +753,9 @@ OWN_OPTIONS = [
      ("published= row for 'task_02'", "n >= 2")),
     ("equivalence", "published", pd.DataFrame({"task": ["task_01", "task_01", "task_03"], "mean": 1.0, "sd": 1.0,
                                                "n": 5}), OptionError, "lists task 'task_01' more than once"),
-    ("equivalence", "published", "table.csv", OptionError, "published= must be a table with columns 'task'"),
+    ("equivalence", "published", "table.csv", OptionError,
+     ("published= must be a table with columns 'task'", "got the text 'table.csv'; read a file with pandas.read_csv",
+      "-o published=paper.csv")),
     # issue 41 item 3: Conover's post hoc on runs ranked jointly (one value per cell asked for), R's spelling of an
     # adjustment (no aliases: scipy's "bh"), and the single step against a control
     ("skillings_mack", "posthoc", "conover", DesignError,
@@ -789,6 +791,18 @@ OWN_OPTIONS = [
                                                           "dist=\"Chisquare\" is pvalue='asymptotic'")),
     ("skillings_mack", "na_action", "na.pass", OptionError, ("R's na.pass", "has no counterpart here",
                                                              "na_action='drop'")),
+    # audit s36 fixeq36: TOSTER's, R's equivalence package's and baycomp's names of the band, given the name to pass
+    ("equivalence", "eqb", 0.1, OptionError, ("equivalence() has no option eqb=: its name here is margin=",
+                                              "TOSTER's spelling", "pass margin=0.1")),
+    ("equivalence", "epsilon", 0.1, OptionError, ("its name here is margin=", "R's equivalence::tost",
+                                                  "pass margin=0.1")),
+    ("equivalence", "low_eqbound", -0.1, OptionError,
+     ("equivalence() has no option low_eqbound=", "ends -0.1 and 0.1 are margin=0.1", "alternative='noninferior'")),
+    ("equivalence", "high_eqbound", 0.1, OptionError, ("equivalence() has no option high_eqbound=",
+                                                       "higher_is_better=False for the upper end")),
+    ("equivalence", "rope", 0.1, OptionError, ("equivalence() has no option rope=: its name here is margin=",
+                                               "pass margin=0.1")),
+    ("bayes", "margin", 0.1, OptionError, ("bayes() has no option margin=: its name here is rope=", "pass rope=0.1")),
     # issue 41 item 1: rlstats.bayes
     ("bayes", "rope", -0.1, OptionError, "rope must be a finite number >= 0"),
     ("bayes", "rope", "0.1", OptionError, "rope must be a finite number >= 0"),
@@ -3335,6 +3349,31 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
      "garbage.parquet is not a readable Parquet file"),
     ("compare-o normalize record too long", _compare("--method", "bootstrap", "-o", "normalize={d}/ragged.csv"),
      "ragged.csv: line 2 has 5 fields where the header names 4"),
+    # audit s36 fixeq36: -o published= reads a file as -o normalize= does, by the same bounded reader
+    ("compare-o published missing file", _compare("--method", "equivalence", "-o", "margin=1", "-o",
+                                                  "published=nosuch.csv"),
+     "-o published=nosuch.csv: file not found: nosuch.csv"),
+    ("compare-o published folder", _compare("--method", "equivalence", "-o", "margin=1", "-o", "published=./"),
+     "-o published=./: . is a folder; give the table file inside it"),
+    ("compare-o published dev null", _compare("--method", "equivalence", "-o", "margin=1", "-o",
+                                              "published=/dev/null"),
+     "-o published=/dev/null: /dev/null is not a regular file (a device, pipe or socket); give a table file"),
+    ("compare-o published other separator", _compare("--method", "equivalence", "-o", "margin=1", "-o",
+                                                     "published={d}/semi.csv"),
+     "looks separated by ';': save it separated by commas, or by tabs as a .tsv file"),
+    ("compare-o published header alone", _compare("--method", "equivalence", "-o", "margin=1", "-o",
+                                                  "published={d}/header.csv"),
+     "header.csv has a header but no rows; give a file with one row per task"),
+    ("compare-o published not a table", _compare("--method", "equivalence", "-o", "margin=1", "-o",
+                                                 "published={d}/runs.csv"),
+     "published= lacks columns 'mean', 'sd', 'n'"),
+    ("compare-o published text", _compare("--method", "equivalence", "-o", "margin=1", "-o", "published=paper"),
+     "got the text 'paper'; read a file with pandas.read_csv(...) first (on the command line -o published= takes a "
+     "CSV, TSV or Parquet file, e.g. -o published=paper.csv)"),
+    ("compare-method misspelt", _compare("--method", "equivalance"),
+     "--method equivalance is not one of the available methods: adastop, bayes, bootstrap, curves, equivalence, "
+     "mixed, percentiles, performance_profile, permutation, probability_of_improvement, selection, skillings_mack, "
+     "task_table, tuning (did you mean 'equivalence'?)"),
     ("compare-o without =", _compare("-o", "n_resamples"), "option 'n_resamples' must look like NAME=VALUE"),
     ("compare-o twice", _compare("-o", "n_resamples=10", "-o", "n_resamples=20"), "-o n_resamples is given twice"),
     # review rt33a: mixed's f_basis= through the command line
@@ -3657,6 +3696,13 @@ def test_command_line_mistake(cli_dir, argv, phrase):
 USAGE_CASES = [  # (id, argv, phrase of argparse's last line)
     ("no subcommand", [], "the following arguments are required: command"),
     ("unknown subcommand", ["nosuch"], "invalid choice: 'nosuch'"),
+    # audit s36 fixeq36: a method typed as the command, and a misspelt command
+    ("a method as the subcommand", ["equivalence", "runs.csv", F],
+     "; equivalence is a method, run by the compare command: rlstats compare FILE FORMULA --method equivalence -o "
+     "margin=..."),
+    ("another package's method as the subcommand", ["tost", "runs.csv", F],
+     "is --method equivalence here, run by the compare command"),
+    ("a misspelt subcommand", ["compre", "runs.csv", F], "(did you mean 'compare'?)"),
     ("compare-no formula", ["compare", "runs.csv"], "the following arguments are required: formula"),
     # audit s35 small35: the formula typed as a flag took FILE's place, and argparse named FORMULA missing
     ("compare-formula as a flag, no file", ["compare", "--formula", F],

@@ -304,9 +304,14 @@ robust_centre = [p for p in PAIRS if hm.loc[p, "p_rope"] > max(hm.loc[p, "p_bett
 
 if undecided:
     a, b = max(undecided, key=lambda p: abs(mean_sample.loc[p, "estimate"]))
+    # which scope's TOST (audit s36 fixeq36: "TOST over games shows 0" read against the table's games-fixed column)
+    sampled = [p for p in kept_means if p in shown["mean, games sampled"]]
+    fixed = [p for p in kept_means if p in shown["mean, games fixed"] or p in shown["IQM, games fixed"]]
+    beside = (f", though with these games fixed it shows {pairs_text(fixed)} equivalent (on the mean or the IQM:"
+              " a claim about these games only)" if fixed else "")
     say(f"**No rejection is not equivalence.** The rank test on cell means does not reject",
-        f"{pairs_text(kept_means)}; TOST over games shows",
-        f"{len([p for p in kept_means if p in shown['mean, games sampled']])} of them equivalent. For {a} vs {b},",
+        f"{pairs_text(kept_means)}; TOST with the games as a sample of games (the paired t over games) shows",
+        f"{len(sampled)} of them equivalent{beside}. For {a} vs {b},",
         f"the rank test's adjusted p is {post_means.loc[(a, b), 'p_adjusted']:.2f}, but the mean difference over",
         f"games is {mean_sample.loc[(a, b), 'estimate']:+.3f} with a {LEVEL} interval of",
         f"{mean_sample.loc[(a, b), 'conf_low']:+.3f} to {mean_sample.loc[(a, b), 'conf_high']:+.3f}, and the",

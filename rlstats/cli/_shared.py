@@ -587,7 +587,8 @@ def value_refused(method: str, name: str, typed: str | None,
                                              name not in inspect.signature(backend(method)).parameters):
         return None
     value = parse_option(f"{name}={typed}")[1]
-    if name == "normalize" and isinstance(value, str) and (_reference_file(value) or value.endswith("_reference")):
+    if name in ("normalize", "published") and isinstance(value, str) and (
+            _reference_file(value) or (name == "normalize" and value.endswith("_reference"))):
         return None  # a file, or a published table: read (a download) only when the command runs
     empty = pd.DataFrame({column: pd.Series([], dtype=kind) for column, kind in _NO_ROWS_COLUMNS.items()})
 
@@ -926,7 +927,38 @@ class CommandParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         if message.startswith("the following arguments are required: "):
             message = missing_positional_said(self, self._typed, message) or message
+        invalid = re.match(r"argument command: invalid choice: '(.*)' \(choose from (.*)\)$", message)
+        if invalid:
+            message += command_not_found(invalid.group(1), re.findall(r"'([^']*)'", invalid.group(2)))
         super().error(message)
+
+
+def command_not_found(typed: str, commands: Sequence[str]) -> str:
+    """What follows argparse's refusal of ``rlstats TYPED``: where ``typed`` names a method (or another package's
+    name of one, ``tost``), the compare command that runs it, with the options its public function has no value for
+    without them that its contract passes (equivalence's margin=); else the command it likely misspells (audit s36
+    fixeq36: ``rlstats equivalence FILE FORMULA`` had argparse's bare "invalid choice")."""
+    import inspect
+
+    from ..errors import did_you_mean
+    from ..methods import DECLARATIONS, METHODS, OTHER_NAMES, backend
+
+    other = OTHER_NAMES.get(typed.strip().casefold())
+    method = typed if typed in METHODS else other[0] if other and other[0] in METHODS else None
+    if method is None:
+        return did_you_mean(typed, commands)
+    function = backend(method)
+    parameters, doc = inspect.signature(function).parameters, inspect.getdoc(function) or ""
+
+    def needed_by(name):  # no default, or None where its docstring's type line offers no None (margin : float)
+        default = parameters[name].default
+        typed = re.search(rf"^{re.escape(name)}(?:, \w+)* : (.*)$", doc, flags=re.M)
+        return default is inspect.Parameter.empty or (default is None and not (typed and "None" in typed.group(1)))
+    needed = [name for name in DECLARATIONS[method].contract[1] if name in parameters and needed_by(name)]
+    call = " ".join(["rlstats compare FILE FORMULA --method", method, *(f"-o {name}=..." for name in needed)])
+    said = f"{other[1]} is --method {method} here" if other is not None and method != typed else \
+        f"{method} is a method"
+    return f"; {said}, run by the compare command: {call}"
 
 
 def _usage_line(parser: argparse.ArgumentParser) -> str:
@@ -1261,11 +1293,23 @@ def _reference_file(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and (Path(value).suffix.lower() in _TABLE_SUFFIXES or os.sep in value)
 
 
+#: how a table file read for an option (-o normalize=, -o published=) sets its separator: --sep is the data file's
+_TABLE_SEP_WAY = "save it separated by commas, or by tabs as a .tsv file"
+
+
 def reference_file(options: dict[str, Any]) -> dict[str, Any]:
     """``options`` with ``-o normalize=FILE`` (or the dict form's ``'reference': FILE``) read into the reference
     table, named by its path in the result's note: on the command line a table of each task's reference scores is
     a file (audit s21: the raw-scales warning advised one, and -o normalize= read no file). A value is a file when it
-    has a table's suffix or a folder in it; a rule or a dataset name has neither."""
+    has a table's suffix or a folder in it; a rule or a dataset name has neither. ``-o published=FILE``
+    (equivalence's table of published means, sds and run counts) is read alike, by the same bounded reader that
+    evaluates nothing (audit s36 fixeq36: it was refused, "must be a table ... got str")."""
+    published = options.get("published")
+    if _reference_file(published):  # equivalence's published table, a file on the command line too (audit s36)
+        try:
+            options = {**options, "published": read_table(published, per="task", sep_way=_TABLE_SEP_WAY)}
+        except UsageError as exc:
+            raise UsageError(f"-o published={published}: {exc}") from None
     option = options.get("normalize")
     keywords = dict(option) if isinstance(option, dict) else {"reference": option}
     path = keywords.get("reference")
@@ -1275,7 +1319,7 @@ def reference_file(options: dict[str, Any]) -> dict[str, Any]:
         return options
     try:
         # --sep is the data file's separator: the reference file's is a comma, or a tab in a .tsv file
-        table = read_table(path, per="task", sep_way="save it separated by commas, or by tabs as a .tsv file")
+        table = read_table(path, per="task", sep_way=_TABLE_SEP_WAY)
     except UsageError as exc:
         raise UsageError(f"-o normalize={path}: {exc}") from None
     from ..normalization import named_reference

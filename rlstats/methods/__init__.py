@@ -23,7 +23,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import OptionError, other_value_said, shown
+from ..errors import OptionError, did_you_mean, other_value_said, shown
 from ._declaration import Backend, Need, PowerRule, load
 
 #: the back-end folders, one line each; ``<folder>/_backend.py`` declares what each offers
@@ -96,7 +96,7 @@ def backend(name: str) -> Callable[..., Any]:
     if not isinstance(name, str) or name not in METHODS:
         # R's method names get the rlstats way (friedman.test, lmer; audit s31 rfix31e)
         raise OptionError(f"method={shown(name)} is not one of the available methods: {', '.join(sorted(METHODS))}"
-                          + other_value_said("method", name, METHODS, OTHER_NAMES))
+                          + (other_value_said("method", name, METHODS, OTHER_NAMES) or did_you_mean(name, METHODS)))
     return load(METHODS[name])
 
 

@@ -746,9 +746,12 @@ def _saturated_note(design, first, second, rope=0.0):
     for i, j in zip(first, second):
         counts = design.counts[:, [i, j]]
         at_bound = bound_ties(design, (i, j))[0]
-        mostly = mostly_at_bound(at_bound, counts)
+        # only the tasks both agents ran, which alone the pair's numbers read (audit s36 fixeq36: B vs C was said
+        # capped, its difference 0, on a task only B ran, its runs there at their own largest score)
+        both = (counts > 0).all(axis=1)
+        mostly = mostly_at_bound(at_bound, counts) & both[:, None]
         tasks = np.flatnonzero(mostly.any(axis=1))
-        shared = int((counts > 0).all(axis=1).sum())
+        shared = int(both.sum())
         if not tasks.size or not shared:  # a pair that never met is withheld: no word of its runs here
             continue
         names = names_shown([design.tasks[t] for t in tasks], design.tasks)

@@ -27,8 +27,8 @@ from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, agent_named, label_named, label_value, shown
 from ...format import a_or_an, count, join_and, listed, plural, signif, verb
 from ...normalization import warn_raw_scales
-from ...options import (MAX_RESAMPLES, band_beyond_scores, check_bool, check_choice, check_cost_options,
-                       check_fraction, check_resamples, is_finite_number)
+from ...options import (MAX_RESAMPLES, UNITS_SLIP, band_beyond_scores, check_bool, check_choice,
+                       check_cost_options, check_fraction, check_resamples, is_finite_number)
 from ...resampling import check_rng, seed_sequence
 from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, block_ranges,
                            block_tolerances, floored_standard_errors, monte_carlo_se, near_ties, run_expansion, welch_floor)
@@ -419,6 +419,7 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     # a published table's means are differences' other ends: they count in the range the margin must stay inside
     design = band_beyond_scores(design, "margin", options.margin, () if table is None else table[0])
     if table is not None:
+        design = _published_units(design, table[0])
         design = warn_raw_scales(design, normalize)
         return _run_published(design, options, table, scale)
     with timed_bar(work, shows(work, options.progress), "equivalence"):
@@ -496,13 +497,18 @@ def _published_table(table, design):
 
     task = design.formula.blocks
     if not isinstance(table, pd.DataFrame):
+        published = table
         try:
             table = as_pandas(table)
         except Exception:
             table = None
         if not isinstance(table, pd.DataFrame):
+            # text is no table: read a file first (the command line's -o published=FILE reads it; audit s36)
+            got = (f"got the text {published!r}; read a file with pandas.read_csv(...) first (on the command line "
+                   "-o published= takes a CSV, TSV or Parquet file, e.g. -o published=paper.csv)"
+                   if isinstance(published, str) else f"got {type(published).__name__}")
             raise OptionError(f"published= must be a table with columns {task!r}, 'mean', 'sd' and 'n' (one row per "
-                              f"task), got {type(table).__name__}")
+                              f"task), {got}")
     missing = [c for c in (task, *PUBLISHED_COLUMNS) if c not in table.columns]
     if missing:
         raise OptionError(f"published= lacks {plural('column', len(missing))} {', '.join(map(repr, missing))}: it "
@@ -541,6 +547,46 @@ def _published_table(table, design):
     note = ([f"{count(len(extra), 'task')} of the published table not in the data left out: "
              f"{', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''}"] if extra else [])
     return values["mean"], values["sd"], values["n"], note
+
+
+def _published_units(design, means):
+    """``design`` with a warning and a note where published means lie outside the range of the task's runs at
+    :data:`rlstats.options.UNITS_SLIP` times the size of its largest score or more, or, on the runs' side of 0, at
+    that part of its smallest or less (audit s36 fixeq36: a paper's table x100 against raw runs printed "shown below
+    -50 ... mean difference over tasks -18040" unremarked), naming those tasks and each one's ratio: the size of a
+    units slip, as the margin's check (:func:`rlstats.options.band_beyond_scores`) reads it. A mean inside the runs'
+    range is never said, nor one of 0 or of the other sign than runs that are all positive or all negative (a table
+    of a weaker agent, not of other units)."""
+    import dataclasses
+
+    from ...errors import warn
+
+    low, high = block_ranges(design.y, design.task, design.n_tasks)
+    largest, smallest = np.maximum(np.abs(low), np.abs(high)), np.minimum(np.abs(low), np.abs(high))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        over, under = np.abs(means) / largest, np.abs(means) / smallest
+    outside = np.isfinite(means) & np.isfinite(largest) & ((means < low) | (means > high))
+    larger = outside & (largest > 0) & (over >= UNITS_SLIP)
+    smaller = outside & (means * low > 0) & (under <= 1 / UNITS_SLIP)  # between 0 and the runs, on their side
+    if not (larger | smaller).any():
+        return design
+
+    def said(mask, ratio, end):
+        which = np.flatnonzero(mask)
+        if not which.size:
+            return []
+        times = (lambda r: f"{signif(r, 2)}" if r >= 1 else f"1/{signif(1 / r, 2)}")  # noqa: E731
+        span = sorted(ratio[which])
+        spread = times(span[0]) if len(span) == 1 else f"{times(span[0])} to {times(span[-1])}"
+        each = listed([f"{design.tasks[t]} {times(ratio[t])}" for t in which], 8)
+        return [f"at {spread} times the size of the runs' {end} score there ({each})"]
+    k = int((larger | smaller).sum())
+    note = (f"published= means lie outside the range of the runs on {k} of {count(design.n_tasks, design.block_word)}"
+            f", {'; '.join(said(larger, over, 'largest') + said(smaller, under, 'smallest'))}: the table looks to be "
+            f"in other units than the runs ({design.units}: a percentage of scores that are fractions, a table of "
+            "another scale); if so, rerun with its means and sds in these")
+    warn(note)
+    return dataclasses.replace(design, notes=(*design.notes, note))
 
 
 # ----------------------------------------------------------------------------- the tests
@@ -660,7 +706,18 @@ def _as_a_sample(options, rows, *pair):
     if welch["shown"] is None or paired["shown"] is None:
         return []
     words = [_verdict(row["shown"], row["conf_low"], row["conf_high"], options) for row in (welch, paired)]
-    return [(welch, paired, words[1])] if words[0] != words[1] else []
+    if words[0] == words[1]:
+        return []
+    if words[0].startswith("shown ") and not paired["shown"]:
+        # audit s36 fixeq36: "X vs Y is not shown equivalent" beside the default's "shown above 0.1" read as a
+        # contradiction; the paired t shows neither the alternative nor the verdict past the bound
+        past = words[0].split(", beyond")[0]
+        side = "above" if welch["conf_low"] > options.margin else "below"
+        level = f"{signif(100 * (1 - 2 * options.alpha), 3)}%"
+        alternative = "equivalent" if options.alternative == "equivalence" else "non-inferior"
+        words[1] = (f"neither shown {alternative} nor {past} (its {level} interval reaches across the margin, where "
+                    f"across='welch''s lies wholly {side} it)")
+    return [(welch, paired, words[1])]
 
 
 def _sample_note(options, sample, n_tasks, words=("task", "agent")):
@@ -785,7 +842,7 @@ def _groups(design, pairs):
         runs = design.counts[shared][:, [i, j]]
         if shared.sum() < 2:  # its per-task test is the answer there
             only = [t for t, s in zip(design.tasks, shared) if s]
-            few[a, b] = f"{a} vs {b} ({f'only {only[0]}' if only else 'none'})"
+            few[a, b] = f"{a} vs {b} ({f'only {only[0]}' if only else f'no {design.block_word} shared'})"
         elif runs.min() < 3:
             t, k = np.argwhere(runs == runs.min())[0]
             short[a, b] = (f"{a} vs {b} ({(a, b)[k]} has {count(int(runs.min()), 'run')} on "
@@ -961,11 +1018,16 @@ MC_CLOSE_SE = 2
 
 def _near_alpha(test, options, pair):
     """[(pair, p, se)] of the aggregate's p-value that decides its verdict, where it lies within :data:`MC_CLOSE_SE`
-    Monte Carlo standard errors of alpha: the test's own (shown or not) and the reverse tests' (shown beyond the
-    margin or not), the nearest; empty where none does or the error is 0 (Welch's t's floor)."""
+    Monte Carlo standard errors of alpha: the test's own (shown or not) and the reverse tests' of the verdicts the
+    alternative prints (:func:`_verdict`: equivalence's both, shown beyond the margin or not; non-inferiority's past
+    the lower bound alone, the upper where lower is better), the nearest; empty where none does or the error is 0
+    (Welch's t's floor). Audit s36 fixeq36: non-inferiority's note quoted the test past the far bound (0.054 beside
+    the verdict's 0.006), a test it never reports."""
     side = "p_lower" if test["p_value"] == test["p_lower"] else "p_upper"
+    reverse = (("p_below", "p_above") if options.alternative == "equivalence" else
+               ("p_below",) if options.higher_is_better else ("p_above",))
     near = [(abs(float(test[key]) - options.alpha) / float(test["mc_se"][key]), float(test[key]),
-             float(test["mc_se"][key])) for key in (side, "p_below", "p_above")
+             float(test["mc_se"][key])) for key in (side, *reverse)
             if float(test["mc_se"][key]) > 0 and abs(float(test[key]) - options.alpha) <= MC_CLOSE_SE *
             float(test["mc_se"][key])]
     return [(pair, *min(near)[1:])] if near else []

@@ -137,8 +137,21 @@ class EquivalenceResult(Result):
         return rows[(rows["scope"] == scope) & (rows["agent_1"] == a) & (rows["agent_2"] == b)]
 
     def _pair_lines(self, a, b):
-        level = f"{fmt.signif(100 * self.confidence_level, 3)}%"
         lines = [f"{a} - {b}:"]
+        tasks = self._scope("task", a, b)
+        tested = tasks[tasks["shown"].notna()]
+        task = self._block_word  # the data's blocks by their column (audit s32 block32); "per task" heads the scope
+        # audit s36 fixeq36: a pair sharing no task printed "across these 0 tasks: withheld", and one sharing one
+        # "across these 1 task: withheld" and "1 of 1 task tested shown equivalent", its test only in summary()
+        if not len(tasks):
+            return lines + [f"  withheld: {a} and {b} share no {task} (none where both ran)"]
+        if len(tasks) == 1:
+            row = tasks.iloc[0]
+            where = "of the data" if len(self.tasks) == 1 else "both ran"
+            head = (f"on {fmt.names_shown([row['task']])[0]}, the one {task} {where} (no test across "
+                    f"{fmt.plural(task)} from one)")
+            return lines + [f"  {head}: withheld (see the notes)" if row["shown"] is None else
+                            f"  {head}: {self._row_words(row, 'difference')}"]
         for scope in ("across tasks", "aggregate"):
             row = self._scope(scope, a, b)
             if not len(row):
@@ -150,16 +163,9 @@ class EquivalenceResult(Result):
             # the across-tasks estimate is the mean of the tasks' differences, said as such (audit s35 claims35:
             # "difference -0.0188" over Atari 100k, where Krull's -0.82 and CrazyClimber's +0.50 cancel)
             what = "mean difference over tasks" if scope == "across tasks" else "difference"
-            lines.append(f"  {self._scope_words(scope, row)}: {row['conclusion']} ({what} "
-                         f"{fmt.signif(row['estimate'])}, "
-                         f"{level} CI "
-                         f"{self._bound(row['conf_low'])} to {self._bound(row['conf_high'])}, "
-                         f"{self._verdict_pvalue(row)}; {row['method']}{self._resampled(row)})")
+            lines.append(f"  {self._scope_words(scope, row)}: {self._row_words(row, what)}")
             if scope == "across tasks":
                 lines += self._tasks_beyond_line(a, b, bool(row["shown"]))
-        tasks = self._scope("task", a, b)
-        tested = tasks[tasks["shown"].notna()]
-        task = self._block_word  # the data's blocks by their column (audit s32 block32); "per task" heads the scope
         if len(tasks) and not len(tested):
             lines.append(f"  per task: withheld on all {fmt.count(len(tasks), task)} (see the notes)")
         elif len(tasks):
@@ -170,6 +176,13 @@ class EquivalenceResult(Result):
                          + f"; separate tests each at alpha = {fmt.signif(self.alpha)}, not adjusted for "
                          f"multiplicity (on every {task}: holds at alpha; on some {task}: needs an adjustment)")
         return lines
+
+    def _row_words(self, row, what):
+        """A test's verdict with its estimate (``what``), interval, p-value and method, as a pair's line prints it."""
+        level = f"{fmt.signif(100 * self.confidence_level, 3)}%"
+        return (f"{row['conclusion']} ({what} {fmt.signif(row['estimate'])}, {level} CI "
+                f"{self._bound(row['conf_low'])} to {self._bound(row['conf_high'])}, "
+                f"{self._verdict_pvalue(row)}; {row['method']}{self._resampled(row)})")
 
     def _tasks_beyond_line(self, a, b, shown):
         """The line under the across-tasks verdict counting the tasks whose own test is shown beyond the margin, with
@@ -328,11 +341,12 @@ class EquivalenceResult(Result):
         text = (f"We tested {against} on {fmt.count(self.n_tasks, task)} ({self.nobs} runs) "
                 f"with {what} at alpha = {fmt.signif(self.alpha)} against a margin of {fmt.signif(self.margin)} "
                 f"({self.margin_scale}; a margin should be fixed before the analysis): {self._rule(level)}. "
-                f"Per {task} we used Welch's t; across "
-                f"{tasks}, the mean over {tasks} of the {task}-level differences of means, "
-                + (f"with the one-sample t over {tasks}" if self.across == "paired_t" else
-                   f"with its standard error from the runs within {tasks} on Welch-Satterthwaite df, an inference "
-                   f"about these {fmt.count(self.n_tasks, task)}, not about {tasks} beyond them"))
+                + (f"Per {task} we used Welch's t (one {task}: no test across {tasks})" if self.n_tasks == 1 else
+                   f"Per {task} we used Welch's t; across "
+                   f"{tasks}, the mean over {tasks} of the {task}-level differences of means, "
+                   + (f"with the one-sample t over {tasks}" if self.across == "paired_t" else
+                      f"with its standard error from the runs within {tasks} on Welch-Satterthwaite df, an inference "
+                      f"about these {fmt.count(self.n_tasks, task)}, not about {tasks} beyond them")))
         aggregate = self.comparisons[self.comparisons["scope"] == "aggregate"]
         if self.aggregate is not None and np.isfinite(aggregate["conf_low"].to_numpy(dtype=float)).any():
             text += (f"; in aggregate the {'IQM' if self.aggregate == 'iqm' else 'mean'} "
@@ -356,7 +370,13 @@ class EquivalenceResult(Result):
                                  f"{self._bound(r['conf_low'], 3)} to {self._bound(r['conf_high'], 3)})")
             tasks = self._scope("task", a, b)
             tested = tasks[tasks["shown"].notna()]
-            if len(tested):
+            if len(tasks) == 1 and len(tested):  # its one task's test, not "1 of 1 task" (audit s36 fixeq36)
+                r = tested.iloc[0]
+                where = "of the data" if len(self.tasks) == 1 else "both ran"
+                parts.append(f"on {fmt.names_shown([r['task']])[0]}, the one {task} {where}, {r['conclusion']} "
+                             f"(difference {fmt.signif(r['estimate'], 3)}, {level} CI {self._bound(r['conf_low'], 3)} "
+                             f"to {self._bound(r['conf_high'], 3)})")
+            elif len(tested):
                 # what the count counts, said before it (audit s27: after "across tasks, not shown equivalent (...)",
                 # "on 1 of 4 tasks individually" read as not shown on the one task that was shown equivalent)
                 what = "equivalent" if self.alternative == "equivalence" else "non-inferior"
