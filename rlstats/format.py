@@ -712,12 +712,18 @@ def over_tasks(tasks: Sequence[object], several: str | None = None, word: str = 
 _PLAIN_WORD = re.compile(r"[a-z]+(?![\w(=\[])")
 
 
-def sentence_start(text: str) -> str:
-    """``text`` with a capital first letter when it opens with a plain word; code stays as it is written.
+def sentence_start(text: str, names: Iterable[str] = ()) -> str:
+    """``text`` with a capital first letter when it opens with a plain word; code stays as it is written, and so does
+    a data column's name (one of ``names``) opening it as a label, ``r: ...`` (audit s36 paper36: SB3's return column
+    'r' read "R: the value at each run's last logged step").
 
     >>> sentence_start("the unit is the run"), sentence_start("expected_max(): ..."), sentence_start("'score' ...")
     ('The unit is the run', 'expected_max(): ...', "'score' ...")
+    >>> sentence_start("r: the value at each run's last step", names=("r", "agent"))
+    "r: the value at each run's last step"
     """
+    if any(text.startswith(f"{name}:") for name in names):
+        return text
     return text[0].upper() + text[1:] if _PLAIN_WORD.match(text) else text
 
 

@@ -78,7 +78,6 @@ def test_long_notes_compile_into_floats_no_taller_than_the_page(tmp_path):
     assert "Float too large" not in log and "Overfull \\hbox" not in log
 
 
-@pytest.mark.xfail(strict=True, reason="report() capitalises a note opening with the response column's name")
 def test_a_note_opening_with_a_column_name_keeps_its_case_in_the_report():
     # SB3's monitor logs name the return column 'r': the report said "R: the value at each run's last logged step"
     curves = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0).rename(columns={"score": "r"})
