@@ -271,9 +271,10 @@ def table_text(frame: pd.DataFrame, digits: int = DIGITS, labels: bool = False) 
 
 
 #: What Markdown would read as markup inside a line: a backslash, code, emphasis and strike marks, links, tags, a table's
-#: cell border, an entity ("&amp;"), and an underscore that can open or close emphasis (one between two letters or
-#: digits cannot: agent_1 stays as written)
-_MARKDOWN_INLINE = re.compile(r"[\\`*\[\]<>~|]|&(?=#?\w+;)|(?<![^\W_])_|_(?![^\W_])")
+#: cell border, math (GitHub's, Jupyter's and pandoc's $: audit s36 paper36, DrQ($\epsilon$) set as DrQ(ε)), an
+#: entity ("&amp;"), and an underscore that can open or close emphasis (one between two letters or digits cannot:
+#: agent_1 stays as written)
+_MARKDOWN_INLINE = re.compile(r"[\\`*\[\]<>~|$]|&(?=#?\w+;)|(?<![^\W_])_|_(?![^\W_])")
 #: What opens a block at the start of a line (a heading, a list, a quote): escaped there
 _MARKDOWN_BLOCK = re.compile(r"^(\s*)([#+\->=]|\d+(?=[.)]))")
 

@@ -89,7 +89,6 @@ def test_a_note_opening_with_a_column_name_keeps_its_case_in_the_report():
     assert "Note: r: the value" in res.to_latex()
 
 
-@pytest.mark.xfail(strict=True, reason="markdown_escape leaves $, which GitHub, Jupyter and pandoc read as math")
 def test_a_dollar_in_a_label_renders_as_written_in_markdown():
     # 'DrQ($\epsilon$)' rendered as DrQ(ε) on GitHub and in Jupyter, 'cost $5 and $x$' with x in italics
     frame = pd.DataFrame({"agent": [r"DrQ($\epsilon$)", "SPR"], "estimate": [1.0, 2.0]})
