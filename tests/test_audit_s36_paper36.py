@@ -10,7 +10,11 @@ a two-column article (booktabs, graphicx), page 1 and 2 rendered and read, and t
 Everything compiled and every label read as written; the Markdown tables had equal cell counts on every row.
 Found: a note ending in an ellipsis lost it ("... at step 40; ." under the curves' table), and tables whose notes
 are long (the curves of SB3's logs: 11 notes) were floats taller than the page (pdflatex: "Float too large for page
-by 194pt"; tuning's table* by 13.5 pt), the bottom of the notes cut off the page.
+by 194pt"; tuning's table* by 13.5 pt), the bottom of the notes cut off the page; report() capitalised a note opening
+with the response column's name (SB3's 'r' read "R: the value at each run's last logged step"); and Markdown left a $
+in a label bare, which GitHub and Jupyter read as math. Also compiled without fontenc (OT1): no missing character; the
+MuJoCo AdaStop batches (adastop, rank test, mixed) and HalfCheetah SAC/TD3 (equivalence, bootstrap, power from the
+pilot) with label=, environment="table" and resize=True; every number of the LaTeX tables' rows is in the print.
 """
 
 import math
