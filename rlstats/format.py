@@ -316,9 +316,10 @@ def table_text(frame: pd.DataFrame, digits: int = DIGITS, labels: bool = False) 
 
 
 #: What Markdown would read as markup inside a line: a backslash, code, emphasis and strike marks, links, tags, a table's
-#: cell border, an entity ("&amp;"), and an underscore that can open or close emphasis (one between two letters or
-#: digits cannot: agent_1 stays as written)
-_MARKDOWN_INLINE = re.compile(r"[\\`*\[\]<>~|]|&(?=#?\w+;)|(?<![^\W_])_|_(?![^\W_])")
+#: cell border, math (GitHub's, Jupyter's and pandoc's $: audit s36 paper36, DrQ($\epsilon$) set as DrQ(ε)), an
+#: entity ("&amp;"), and an underscore that can open or close emphasis (one between two letters or digits cannot:
+#: agent_1 stays as written)
+_MARKDOWN_INLINE = re.compile(r"[\\`*\[\]<>~|$]|&(?=#?\w+;)|(?<![^\W_])_|_(?![^\W_])")
 #: What opens a block at the start of a line (a heading, a list, a quote): escaped there
 _MARKDOWN_BLOCK = re.compile(r"^(\s*)([#+\->=]|\d+(?=[.)]))")
 
@@ -453,6 +454,13 @@ _TABCOLSEP = 6.0  # LaTeX's default \tabcolsep, on each side of every column
 #: Body rows per float: about what a page of a two-column paper holds under a caption (550 pt of text, 12 pt
 #: a row); a longer table is split into floats of this many rows.
 ROWS_PER_FLOAT = 30
+#: The height a float may take (``\\textheight`` of ``\\documentclass[twocolumn]{article}`` at 10 pt), the height of a
+#: line of caption or row (12 pt) and of a note (footnote size: 9.5 pt, its letters 0.8 as wide), and what a float
+#: spends on its skips and rules besides: notes that would make a float taller than the page are set in floats of their
+#: own after it, numbered as the same table (audit s36 paper36: the curves of SB3's logs, 11 notes under one column's
+#: table, were "Float too large for page by 194pt", their last lines off the page)
+PAGE_HEIGHT = 550.0
+_LINE, _NOTE_LINE, _NOTE_SCALE, _FLOAT_SKIPS = 12.0, 9.5, 0.8, 40.0
 # Character widths of Computer Modern at 10 pt (cmr10, measured with pdflatex, rounded to groups); anything
 # else counts 5 pt, a space after a full stop, colon, ! or ? 1.1 pt more (TeX's end-of-sentence space), and
 # bold text 13% more. Only used to guess a table's width before LaTeX lays it out.
@@ -505,7 +513,8 @@ def latex_float(spec: str, header: str, rows: Sequence[str], width: float, capti
     line names the packages the table needs, its estimated width and, when it is wider than a column, how to
     make it fit one (``how_to_fit`` adds the table's own ways). ``notes`` (plain text: what was dropped, changed
     or withheld, as the print gives them) are set under the tabular of the last float, one "Note:" paragraph each in
-    footnote size, so a table pasted into a paper says what its rows are.
+    footnote size, so a table pasted into a paper says what its rows are; those that would make it taller than the
+    page (:data:`PAGE_HEIGHT`) go on in floats of notes after it, numbered as the same table.
     """
     if environment is None:
         environment = "table" if _fits(width) == 0 else "table*"
@@ -525,10 +534,19 @@ def latex_float(spec: str, header: str, rows: Sequence[str], width: float, capti
                       f"{int(100 * COLUMN_WIDTH / laid_out)}%, graphicx)" + (f", or {how_to_fit}" if how_to_fit else ""))
     if resize and laid_out > room:
         comment += f"; shrunk to the {'column' if environment == 'table' else 'page'} ({int(100 * room / laid_out)}%)"
-    parts = [rows[i:i + ROWS_PER_FLOAT] for i in range(0, len(rows), ROWS_PER_FLOAT)] or [[]]
+    parts: list[Sequence[str] | None] = [rows[i:i + ROWS_PER_FLOAT] for i in range(0, len(rows), ROWS_PER_FLOAT)]
+    parts = parts or [[]]
     if len(parts) > 1:
         comment += (f"; {len(rows)} rows, more than a page holds, so split into {len(parts)} floats of at most "
                     f"{ROWS_PER_FLOAT} numbered as one table")
+    # each note as set, a full stop at its end unless it has one (an ellipsis is kept: audit s36 paper36)
+    said = [f"Note: {latex_escape(note)}" + ("" if note.endswith(".") else ".") + r"\par" for note in notes]
+    groups = _note_groups(said, room, caption if len(parts) == 1 else None, len(parts[-1] or ()))
+    if len(groups) > 1:
+        comment += (f"; its notes are taller than a page beside it, so {len(groups) - 1} more float"
+                    f"{'s' if len(groups) > 2 else ''} after it hold{'' if len(groups) > 2 else 's'} them, numbered "
+                    "as the same table")
+    parts += [None] * (len(groups) - 1)  # floats of notes alone
     lines = [comment]
     for i, part in enumerate(parts):
         lines += [rf"\begin{{{environment}}}[{'ht' if environment == 'table' else 't'}]", r"\centering"]
@@ -538,16 +556,37 @@ def latex_float(spec: str, header: str, rows: Sequence[str], width: float, capti
             lines.append(rf"\caption{{{caption}}}")
         if label and not i:
             lines.append(rf"\label{{{label}}}")
-        if resize:  # \width is the tabular's natural width: shrink only, never enlarge
-            lines.append(r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%")
-        lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", header + r" \\", r"\midrule"]
-        lines += [row + r" \\" for row in part]
-        lines += [r"\bottomrule", r"\end{tabular}"] + (["}"] if resize else [])
-        if notes and i == len(parts) - 1:
-            lines += [r"\par\smallskip", r"{\raggedright\footnotesize"]
-            lines += [f"Note: {latex_escape(note.rstrip('.'))}.\\par" for note in notes] + ["}"]
+        if part is not None:
+            if resize:  # \width is the tabular's natural width: shrink only, never enlarge
+                lines.append(r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%")
+            lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", header + r" \\", r"\midrule"]
+            lines += [row + r" \\" for row in part]
+            lines += [r"\bottomrule", r"\end{tabular}"] + (["}"] if resize else [])
+        group = groups[i - (len(parts) - len(groups))] if i >= len(parts) - len(groups) else []
+        if group:
+            lines += ([r"\par\smallskip"] if part is not None else []) + [r"{\raggedright\footnotesize"]
+            lines += group + ["}"]
         lines.append(rf"\end{{{environment}}}")
     return "\n".join(lines)
+
+
+def _note_groups(notes: Sequence[str], room: float, caption: str | None, rows: int) -> list[list[str]]:
+    """``notes`` (as set) in groups, each no taller than a float holds (:data:`PAGE_HEIGHT`): the first under a
+    tabular of ``rows`` rows headed by ``caption`` (None: a one-line continuation's), each further one a float of
+    its own under a one-line caption; ``[[]]`` for no notes."""
+    def height(text: str, scale: float = 1.0) -> int:  # lines a paragraph takes across the float
+        return max(1, math.ceil(scale * text_width(text) / room))
+
+    groups: list[list[str]] = [[]]
+    used = _FLOAT_SKIPS + _LINE * (height(caption) if caption else 1) + _LINE * (rows + 1)
+    for note in notes:
+        tall = _NOTE_LINE * height(note, _NOTE_SCALE)
+        if used + tall > PAGE_HEIGHT and (groups[-1] or len(groups) == 1):  # under a tall tabular: all after it
+            groups.append([])
+            used = _FLOAT_SKIPS + _LINE
+        groups[-1].append(note)
+        used += tall
+    return groups
 
 
 def paper_pvalue(p: object, digits: int = 3, alpha: Iterable[float] = ()) -> str:
@@ -719,12 +758,18 @@ def over_tasks(tasks: Sequence[object], several: str | None = None, word: str = 
 _PLAIN_WORD = re.compile(r"[a-z]+(?![\w(=\[])")
 
 
-def sentence_start(text: str) -> str:
-    """``text`` with a capital first letter when it opens with a plain word; code stays as it is written.
+def sentence_start(text: str, names: Iterable[str] = ()) -> str:
+    """``text`` with a capital first letter when it opens with a plain word; code stays as it is written, and so does
+    a data column's name (one of ``names``) opening it as a label, ``r: ...`` (audit s36 paper36: SB3's return column
+    'r' read "R: the value at each run's last logged step").
 
     >>> sentence_start("the unit is the run"), sentence_start("expected_max(): ..."), sentence_start("'score' ...")
     ('The unit is the run', 'expected_max(): ...', "'score' ...")
+    >>> sentence_start("r: the value at each run's last step", names=("r", "agent"))
+    "r: the value at each run's last step"
     """
+    if any(text.startswith(f"{name}:") for name in names):
+        return text
     return text[0].upper() + text[1:] if _PLAIN_WORD.match(text) else text
 
 

@@ -104,10 +104,11 @@ def check_layout(environment: object, resize: object) -> None:
         raise OptionError(f"resize must be None (only when nothing else fits), True or False, got {resize!r}")
 
 
-def sentences(notes: Iterable[str]) -> str:
-    """Notes as prose: each starts with a capital (unless it opens with code, such as ``expected_max()``) and ends
-    with a full stop, joined by spaces ("" for none)."""
-    return " ".join(fmt.sentence_start(note) + ("" if note.endswith(".") else ".") for note in notes if note)
+def sentences(notes: Iterable[str], names: Iterable[str] = ()) -> str:
+    """Notes as prose: each starts with a capital (unless it opens with code, such as ``expected_max()``, or with one
+    of the data's column ``names`` as a label, ``r: ...``) and ends with a full stop, joined by spaces ("" for none)."""
+    names = tuple(names)
+    return " ".join(fmt.sentence_start(note, names) + ("" if note.endswith(".") else ".") for note in notes if note)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -490,7 +491,8 @@ class Result:
             raise OptionError(f"format={format!r} is not one of: {', '.join(map(repr, REPORT_FORMATS))}")
         text = self._prose().rstrip()
         if self.notes:  # what was dropped, aggregated or changed, in every report; a paragraph of their own after
-            text += ("\n\n" if "\n\n" in text else " ") + sentences(self.notes)  # paragraphs (AdaStop's tasks)
+            text += (("\n\n" if "\n\n" in text else " ")  # paragraphs (AdaStop's tasks)
+                     + sentences(self.notes, () if self.formula is None else self.formula.columns))
         seed = "" if self.seed is None else f", random seed {fmt.short_seed(self.seed)}"
         text += f" Computed with rlstats {__version__}{seed}" + ("" if seed.endswith("...") else ".")
         return fmt.latex_escape(text) if format == "latex" else text

@@ -199,7 +199,7 @@ def test_the_rule_travels_into_print_and_report(curves):
     runs = rlstats.summarize_runs(curves, FORMULA, step="step", how="auc")
     res = rlstats.compare(runs, FORMULA)
     assert "area under the curve over steps 0 to 1M" in str(res)
-    assert "Score: the area under the curve over steps 0 to 1M" in res.report()
+    assert "score: the area under the curve over steps 0 to 1M" in res.report()  # the column as written (audit s36)
     assert curves.attrs.get("rlstats_notes") is None  # the caller's frame is untouched
 
 
