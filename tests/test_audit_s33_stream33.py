@@ -227,16 +227,23 @@ def _vignette_undecided():
 
 #: case -> (the value, its pin before audit s33, its pin now, abs tolerance); "before" is kept as a record: until
 #: audit s34 (repin34b) the test below also ran these under the former place keys, a path the package no longer has,
-#: and found every one of them
+#: and found every one of them. Two later changes of power()'s draws (other data sets of the same model) moved four
+#: "now" pins, each re-pinned in its home test at the time but not here (audit s36 stream36): the pilot power 0.4 ->
+#: 0.375 with audit s34 powerstream34's pilot cells keyed by their labels (94c33674; test_audit_s10_order and
+#: s20_lead pin 0.375), and the simulated studies with audit s35 power35's blocks of data sets (e514772b; test_power's
+#: pins): one task 7 -> 9 rejections, the declared rules' permutation test 27 -> 21, the default study's counts
+#: [6, 10, 10, 10, 0, 7, 13, 17] -> [3, 8, 10, 10, 0, 9, 13, 13] (mean runs 9.0, 14.2, 22.8 -> 8.8, 15.4, 23.4) and
+#: sample_size's [0, 33, 37, 39] -> [0, 30, 38, 40]. Both draws estimate one power: old and new code at other rng=
+#: (200 to 9,900 data sets) agree within 2 Monte Carlo SE, |z| <= 1.7, as e514772b measured at 20,000
 FORMER = {
     "s25_review25a advice": (_advice, 3500, 2800, 0),
     "s25_review25a cli advice": (_swept_advice, 280, 370, 0),
-    "s10_order / s20_lead power": (_pilot_power, 0.35, 0.4, 1e-12),
-    "test_power one task": (_one_task_power, 6, 7, 0),
-    "test_power declared rules": (_declared_rules, 25, 27, 0),
+    "s10_order / s20_lead power": (_pilot_power, 0.35, 0.375, 1e-12),
+    "test_power one task": (_one_task_power, 6, 9, 0),
+    "test_power declared rules": (_declared_rules, 25, 21, 0),
     "test_power default study": (_default_study, [6, 10, 10, 10, 0, 6, 12, 17, 5, 10, 20, 30, 5, 9.1, 14.2, 21.9,
                                                   0, 33, 38, 39],
-                                 [6, 10, 10, 10, 0, 7, 13, 17, 5, 10, 20, 30, 5, 9.0, 14.2, 22.8, 0, 33, 37, 39],
+                                 [3, 8, 10, 10, 0, 9, 13, 13, 5, 10, 20, 30, 5, 8.8, 15.4, 23.4, 0, 30, 38, 40],
                                  1e-9),
     "adastop_monte_carlo halfcheetah": (_halfcheetah_boundary, 6086.1, 6081.6, 0.05),
     "s14_docs vignette": (_vignette_undecided, 13, 9, 0),
