@@ -101,7 +101,6 @@ def _near_deterministic():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="std_diff's tolerance grows with d^2: 'no spread' for t = 1.97")
 def test_selection_std_diff_of_near_deterministic_runs():
     def statistic(effect):
         result = _quiet(rlstats.selection_check, _near_deterministic(), F, treatment="B", baseline="A",
