@@ -179,13 +179,17 @@ def test_a_factor_recognised_without_the_largest_rows():
 
 # 6. the cost of a changed normalised frame: the rows hashed a bounded number of times
 
-@pytest.mark.xfail(strict=True, reason="ValuesAt.factor hashes the rows 73 times")
 def test_a_changed_frame_is_hashed_a_few_times(monkeypatch):
     from rlstats import provenance
 
     frame = _with_best()
     calls = []
-    original = provenance.value_hashes
-    monkeypatch.setattr(provenance, "value_hashes", lambda *a, **k: calls.append(1) or original(*a, **k))
+    original = provenance._hashes_of
+    monkeypatch.setattr(provenance, "_hashes_of", lambda hashed, n: calls.append(n) or original(hashed, n))
     assert not rlstats.build(frame.assign(score=frame.score + 1), F).normalized
-    assert len(calls) <= 3, len(calls)
+    # the rows once, then every factor's quotient of 64 rows at once, then their rounding steps at once (was 73
+    # hashings, 8 anchors x 9 steps + 1)
+    assert calls == [75, 8 * 64, 8 * 8 * 64]
+    calls.clear()
+    assert rlstats.build(frame.assign(score=frame.score * 100), F).normalized
+    assert len(calls) <= 5 and max(calls) <= 8 * 8 * 64
