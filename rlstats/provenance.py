@@ -361,13 +361,26 @@ def values_record(keys: pd.DataFrame, values: Any, column: str, maker: str) -> d
     present = ~np.isnan(values)
     if not present.all():
         keys, values = keys[present], values[present]
-    hashes, modulus = np.unique(value_hashes(keys, values)), 1
+    labels = [label_hashes(keys[c]) for c in keys.columns]
+    hashes, modulus = np.unique(_hashes_of([*labels, values], len(keys))), 1
     while hashes.size > VALUES_CAP:
         modulus = 2 * modulus if modulus > 1 else 2 * -(-hashes.size // VALUES_CAP)
         hashes = hashes[hashes % np.uint64(modulus) == 0]
     largest = _largest_distinct(np.abs(values[np.isfinite(values)]), ANCHORS)
     return {"column": column, "keys": list(keys.columns), "hashes": hashes_text(hashes), "maker": maker,
-            "modulus": modulus, "labels": labels_record(keys), "largest": [float(v) for v in largest]}
+            "modulus": modulus, "labels": labels_record(keys), "largest": [float(v) for v in largest],
+            "rows": _row_anchors(_hashes_of(labels, len(keys)), values)}
+
+
+def _row_anchors(key_hashes: np.ndarray, values: np.ndarray) -> list[list[Any]]:
+    """[key hash (16 hex digits), value] of the :data:`ROW_ANCHORS` rows with a finite non-zero value whose key
+    values hash smallest: a deterministic sample spread over the rows, whatever their order, from which
+    :meth:`ValuesAt.factor` reads a common factor on any rows that keep one of them (review s36 rv36a: read off the
+    8 largest values alone, x 100 was lost once the agent holding them was left out)."""
+    usable = np.flatnonzero(np.isfinite(values) & (values != 0))
+    if usable.size > ROW_ANCHORS:
+        usable = usable[np.argpartition(key_hashes[usable], ROW_ANCHORS - 1)[:ROW_ANCHORS]]
+    return [[f"{int(h):016x}", float(v)] for h, v in zip(key_hashes[usable], values[usable])]
 
 
 def _largest_distinct(values: np.ndarray, k: int) -> np.ndarray:
@@ -381,6 +394,10 @@ def _largest_distinct(values: np.ndarray, k: int) -> np.ndarray:
 #: The largest magnitudes of the values a :func:`values_record` keeps besides their hashes: the anchors from which
 #: :meth:`ValuesAt.factor` reads a common factor the values were multiplied by (rows that keep none of them: none read)
 ANCHORS = 8
+
+#: The rows a :func:`values_record` keeps with their key values' hash and value (:func:`_row_anchors`), from which
+#: :meth:`ValuesAt.factor` reads a factor where the rows kept hold none of the largest values
+ROW_ANCHORS = 64
 
 #: How far, in units in the last place, a value divided by the factor read may lie from the value written: the
 #: rounding of the product, of the factor read from it and of the quotient (:meth:`ValuesAt.factor`)
@@ -404,7 +421,22 @@ def _merged_values(first, second):
         largest = sorted({float(v) for v in (*first["largest"], *second["largest"])}, reverse=True)[:ANCHORS]
     except (KeyError, TypeError, ValueError):
         return {**first, "hashes": hashes_text(np.concatenate(both)), "largest": []}
-    return {**first, "hashes": hashes_text(np.concatenate(both)), "largest": largest}
+    rows = sorted({(str(h), float(v)) for r in (first, second) for h, v in _anchor_rows(r)})[:ROW_ANCHORS]
+    return {**first, "hashes": hashes_text(np.concatenate(both)), "largest": largest, "rows": [list(r) for r in rows]}
+
+
+def _anchor_rows(record: dict[str, Any]) -> list[tuple[str, float]]:
+    """A record's row anchors (:func:`_row_anchors`) as (hex hash, value), those it can read (none: written before
+    review s36 rv36a, or edited)."""
+    out = []
+    for item in record.get("rows", ()) if isinstance(record.get("rows", ()), list) else ():
+        try:
+            h, v = item
+            int(str(h), 16)
+            out.append((str(h), float(v)))
+        except (TypeError, ValueError):
+            continue
+    return out
 
 
 class ValuesAt:
@@ -436,7 +468,10 @@ class ValuesAt:
         written before session 36) or none of whose anchors the rows keep, or a bounded one (:data:`VALUES_CAP`),
         whose share of the values cannot tell a row left unchecked from one replaced once divided by a factor
         (audit s36 small36: normalize()'s scores in percent were read as raw scales). c is read as the largest
-        magnitude over an anchor, a 12-digit number where it is one to that rounding (x 100 is 100)."""
+        magnitude over one of the 8 largest written (kept where a row holding one is), or as a value over the one
+        written at one of the :data:`ROW_ANCHORS` rows the record names (:func:`_row_anchors`, kept where the rows
+        keep one: review s36 rv36a, x 100 was lost once the agent holding the largest values was left out), a
+        12-digit number where it is one to that rounding (x 100 is 100); every candidate is checked on every row."""
         if _modulus(record) > 1:
             return None
         rows = self.read if among is None else self.read & among
@@ -446,11 +481,18 @@ class ValuesAt:
             return None
         anchors = anchors[np.isfinite(anchors) & (anchors > 0)]
         top = float(np.max(np.abs(self.values[rows]))) if rows.any() else 0.0
-        if not anchors.size or not np.isfinite(top) or top == 0:
+        if not np.isfinite(top) or top == 0:
             return None
-        factors = []
-        for anchor in anchors:
-            c = float(top / anchor)
+        ratios = [top / anchor for anchor in anchors]
+        pinned = _anchor_rows(record)  # rows the record names: the value kept there over the one written
+        if pinned:
+            written = dict((int(h, 16), v) for h, v in pinned)
+            key_hashes = _hashes_of(self._labels, len(self.keys))
+            at = np.flatnonzero(rows & np.isin(key_hashes, np.fromiter(written, dtype=np.uint64, count=len(written))))
+            ratios += [self.values[i] / written[int(key_hashes[i])] for i in at[:ANCHORS]]
+        factors: list[float] = []
+        for ratio in ratios:
+            c = float(ratio)
             rounded = float(f"{c:.12g}")
             c = rounded if abs(rounded - c) <= FACTOR_ULPS * np.spacing(c) else c
             if c != 1 and np.isfinite(c) and c > 0 and c not in factors:
