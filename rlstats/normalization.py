@@ -621,6 +621,12 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
         It records the values written: where the column holds others, the
         note is not shown and one line says so, but for the values times one
         positive factor (percent: x 100), where it is said with the factor.
+        The factor is read where the rows kept hold one of the 8 largest
+        values written or one of 64 rows the record names (every row of a
+        frame of 64 or fewer; else those whose key values hash smallest, a
+        sample spread over the rows): rows kept without regard to that hash,
+        a share f of them, hold none with chance about (1 - f)^64 (1e-6 at
+        f = 0.2), and are then read as raw scales, as before.
 
     Raises
     ------

@@ -199,9 +199,14 @@ def value_hashes(keys: pd.DataFrame, values: Any) -> np.ndarray:
 def _rows_hashed(frame, columns, values=None):
     """The hash of each row's labels in ``columns`` (and its value in ``values``), made a block of rows at a time
     (a bounded transient)."""
-    hashed = [label_hashes(frame[c]) for c in columns] + ([] if values is None else [values])
-    out = np.empty(len(frame), dtype=np.uint64)
-    for start in range(0, len(frame), HASH_BLOCK):
+    return _hashes_of([label_hashes(frame[c]) for c in columns] + ([] if values is None else [values]), len(frame))
+
+
+def _hashes_of(hashed, n):
+    """The hash of each of ``n`` rows of the columns ``hashed`` (labels' :func:`label_hashes`, values), a block of rows
+    at a time (a bounded transient)."""
+    out = np.empty(n, dtype=np.uint64)
+    for start in range(0, n, HASH_BLOCK):
         block = pd.DataFrame({i: column[start:start + HASH_BLOCK] for i, column in enumerate(hashed)})
         out[start:start + len(block)] = pd.util.hash_pandas_object(block, index=False).to_numpy()
     return out
@@ -356,18 +361,43 @@ def values_record(keys: pd.DataFrame, values: Any, column: str, maker: str) -> d
     present = ~np.isnan(values)
     if not present.all():
         keys, values = keys[present], values[present]
-    hashes, modulus = np.unique(value_hashes(keys, values)), 1
+    labels = [label_hashes(keys[c]) for c in keys.columns]
+    hashes, modulus = np.unique(_hashes_of([*labels, values], len(keys))), 1
     while hashes.size > VALUES_CAP:
         modulus = 2 * modulus if modulus > 1 else 2 * -(-hashes.size // VALUES_CAP)
         hashes = hashes[hashes % np.uint64(modulus) == 0]
-    largest = np.unique(np.abs(values[np.isfinite(values)]))[::-1][:ANCHORS]
+    largest = _largest_distinct(np.abs(values[np.isfinite(values)]), ANCHORS)
     return {"column": column, "keys": list(keys.columns), "hashes": hashes_text(hashes), "maker": maker,
-            "modulus": modulus, "labels": labels_record(keys), "largest": [float(v) for v in largest]}
+            "modulus": modulus, "labels": labels_record(keys), "largest": [float(v) for v in largest],
+            "rows": _row_anchors(_hashes_of(labels, len(keys)), values)}
+
+
+def _row_anchors(key_hashes: np.ndarray, values: np.ndarray) -> list[list[Any]]:
+    """[key hash (16 hex digits), value] of the :data:`ROW_ANCHORS` rows with a finite non-zero value whose key
+    values hash smallest: a deterministic sample spread over the rows, whatever their order, from which
+    :meth:`ValuesAt.factor` reads a common factor on any rows that keep one of them (review s36 rv36a: read off the
+    8 largest values alone, x 100 was lost once the agent holding them was left out)."""
+    usable = np.flatnonzero(np.isfinite(values) & (values != 0))
+    if usable.size > ROW_ANCHORS:
+        usable = usable[np.argpartition(key_hashes[usable], ROW_ANCHORS - 1)[:ROW_ANCHORS]]
+    return [[f"{int(h):016x}", float(v)] for h, v in zip(key_hashes[usable], values[usable])]
+
+
+def _largest_distinct(values: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` largest distinct of ``values``, largest first: of the 4 k largest (np.partition, linear) where they
+    hold k distinct ones, else of all (np.unique sorts them all; review s36 rv36a: it did so for every normalize())."""
+    m = min(values.size, 4 * k)
+    top = np.unique(np.partition(values, values.size - m)[values.size - m:])[::-1][:k] if m else values[:0]
+    return top if top.size == k or m == values.size else np.unique(values)[::-1][:k]
 
 
 #: The largest magnitudes of the values a :func:`values_record` keeps besides their hashes: the anchors from which
 #: :meth:`ValuesAt.factor` reads a common factor the values were multiplied by (rows that keep none of them: none read)
 ANCHORS = 8
+
+#: The rows a :func:`values_record` keeps with their key values' hash and value (:func:`_row_anchors`), from which
+#: :meth:`ValuesAt.factor` reads a factor where the rows kept hold none of the largest values
+ROW_ANCHORS = 64
 
 #: How far, in units in the last place, a value divided by the factor read may lie from the value written: the
 #: rounding of the product, of the factor read from it and of the quotient (:meth:`ValuesAt.factor`)
@@ -391,7 +421,22 @@ def _merged_values(first, second):
         largest = sorted({float(v) for v in (*first["largest"], *second["largest"])}, reverse=True)[:ANCHORS]
     except (KeyError, TypeError, ValueError):
         return {**first, "hashes": hashes_text(np.concatenate(both)), "largest": []}
-    return {**first, "hashes": hashes_text(np.concatenate(both)), "largest": largest}
+    rows = sorted({(str(h), float(v)) for r in (first, second) for h, v in _anchor_rows(r)})[:ROW_ANCHORS]
+    return {**first, "hashes": hashes_text(np.concatenate(both)), "largest": largest, "rows": [list(r) for r in rows]}
+
+
+def _anchor_rows(record: dict[str, Any]) -> list[tuple[str, float]]:
+    """A record's row anchors (:func:`_row_anchors`) as (hex hash, value), those it can read (none: written before
+    review s36 rv36a, or edited)."""
+    out = []
+    for item in record.get("rows", ()) if isinstance(record.get("rows", ()), list) else ():
+        try:
+            h, v = item
+            int(str(h), 16)
+            out.append((str(h), float(v)))
+        except (TypeError, ValueError):
+            continue
+    return out
 
 
 class ValuesAt:
@@ -404,7 +449,8 @@ class ValuesAt:
         self.keys = keys
         self.values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         self.read = ~column.isna().to_numpy(dtype=bool)  # a missing value is dropped where it is read
-        self.hashes = value_hashes(keys, self.values)
+        self._labels = [label_hashes(keys[c]) for c in keys.columns]  # hashed once (factor() reads them again)
+        self.hashes = _hashes_of([*self._labels, self.values], len(keys))
 
     def unheld(self, record: dict[str, Any], among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(the rows whose value, with their key values, is none ``record`` holds; the rows checked): each row with a
@@ -422,7 +468,10 @@ class ValuesAt:
         written before session 36) or none of whose anchors the rows keep, or a bounded one (:data:`VALUES_CAP`),
         whose share of the values cannot tell a row left unchecked from one replaced once divided by a factor
         (audit s36 small36: normalize()'s scores in percent were read as raw scales). c is read as the largest
-        magnitude over an anchor, a 12-digit number where it is one to that rounding (x 100 is 100)."""
+        magnitude over one of the 8 largest written (kept where a row holding one is), or as a value over the one
+        written at one of the :data:`ROW_ANCHORS` rows the record names (:func:`_row_anchors`, kept where the rows
+        keep one: review s36 rv36a, x 100 was lost once the agent holding the largest values was left out), a
+        12-digit number where it is one to that rounding (x 100 is 100); every candidate is checked on every row."""
         if _modulus(record) > 1:
             return None
         rows = self.read if among is None else self.read & among
@@ -432,31 +481,55 @@ class ValuesAt:
             return None
         anchors = anchors[np.isfinite(anchors) & (anchors > 0)]
         top = float(np.max(np.abs(self.values[rows]))) if rows.any() else 0.0
-        if not anchors.size or not np.isfinite(top) or top == 0:
+        if not np.isfinite(top) or top == 0:
             return None
-        for anchor in anchors:
-            c = float(top / anchor)
+        ratios = [top / anchor for anchor in anchors]
+        pinned = _anchor_rows(record)  # rows the record names: the value kept there over the one written
+        if pinned:
+            written = dict((int(h, 16), v) for h, v in pinned)
+            key_hashes = _hashes_of(self._labels, len(self.keys))
+            at = np.flatnonzero(rows & np.isin(key_hashes, np.fromiter(written, dtype=np.uint64, count=len(written))))
+            ratios += [self.values[i] / written[int(key_hashes[i])] for i in at[:ANCHORS]]
+        factors: list[float] = []
+        for ratio in ratios:
+            c = float(ratio)
             rounded = float(f"{c:.12g}")
             c = rounded if abs(rounded - c) <= FACTOR_ULPS * np.spacing(c) else c
-            if c != 1 and np.isfinite(c) and c > 0 and self._held_times(record, c, rows):
-                return c
-        return None
-
-    def _held_times(self, record, c, rows):
-        """Whether every row of ``rows`` (some) holds a value ``record`` holds (every one: an unbounded record) times
-        ``c``: its quotient by ``c``, or a float within :data:`FACTOR_ULPS` of it, is one of them."""
+            if c != 1 and np.isfinite(c) and c > 0 and c not in factors:
+                factors.append(c)
         where = np.flatnonzero(rows)
-        for part in (where[:64], where):  # a few rows first: a wrong factor fails at once
-            keys, quotient = self.keys.iloc[part], self.values[part] / c
-            found = np.zeros(part.size, dtype=bool)
-            up, down = quotient.copy(), quotient.copy()
-            for step in range(FACTOR_ULPS + 1):
-                for value in ((up,) if step == 0 else (up, down)):
-                    found |= held(value_hashes(keys, value), str(record.get("hashes", "")))
-                up, down = np.nextafter(up, np.inf), np.nextafter(down, -np.inf)
-            if not part.size or not found.all():
-                return False
-        return True
+        # a few rows first, every factor at once: a wrong factor fails there; then every row, of those left in turn
+        few = self._held_times(record, factors, where[:64]) if factors else []
+        return next((c for c, ok in zip(factors, few) if ok and self._held_times(record, [c], where)[0]), None)
+
+    def _held_times(self, record, factors, where):
+        """For each of ``factors``, whether every row of ``where`` (some) holds a value ``record`` holds (every one: an
+        unbounded record) times it: its quotient by it, or a float within :data:`FACTOR_ULPS` of it, is one of them;
+        one hashing of every factor, quotient and rounding step together (review s36 rv36a: a hashing of the keys
+        and values per factor and step, 73 of them, took 0.2 to 0.5 s of each build of a changed normalised
+        frame)."""
+        ok = np.full(len(factors), where.size > 0)
+        chunk = max(1, HASH_BLOCK // (len(factors) * (2 * FACTOR_ULPS + 1)))  # a bounded transient
+        for start in range(0, where.size, chunk):
+            part = where[start:start + chunk]
+            quotient = self.values[part][None, :] / np.asarray(factors, dtype=np.float64)[:, None]  # (factors, rows)
+            found = self._held(record, part, quotient[:, None, :])[:, 0, :]  # the quotient itself, then its steps
+            if not found.all():
+                steps, up, down = [], quotient, quotient
+                for _ in range(FACTOR_ULPS):
+                    up, down = np.nextafter(up, np.inf), np.nextafter(down, -np.inf)
+                    steps += [up, down]
+                found |= self._held(record, part, np.stack(steps, axis=1)).any(axis=1)
+            ok &= found.all(axis=1)
+            if not ok.any():
+                break
+        return ok.tolist()
+
+    def _held(self, record, where, values):
+        """Whether each of ``values`` (factors, steps, rows ``where``) at its row's key values is held by ``record``."""
+        labels = [np.tile(np.asarray(label)[where], values.shape[0] * values.shape[1]) for label in self._labels]
+        found = held(_hashes_of([*labels, values.ravel()], values.size), str(record.get("hashes", "")))
+        return found.reshape(values.shape)
 
     def relabelled(self, record: dict[str, Any], wrong: np.ndarray) -> tuple[str, Any] | None:
         """(a key column holding, at a ``wrong`` row, a label ``record`` does not, its first such label) or None."""

@@ -76,9 +76,21 @@ def block_tolerances(y: ArrayLike, block: ArrayLike, n_blocks: int | None = None
     >>> block_tolerances([1.0, 3.0, -5.0], [0, 0, 1]).tolist() == [2e-12 + 12 * 2.0 ** -52, 20 * 2.0 ** -52]
     True
     """
-    low, high = block_ranges(y, block, n_blocks)
-    magnitude = np.where(high >= low, np.maximum(np.abs(low), np.abs(high)), 0.0)
-    return tie_tolerance(np.where(high >= low, high - low, 0.0), magnitude)
+    return tie_tolerance(*spread_and_magnitude(*block_ranges(y, block, n_blocks)))
+
+
+def spread_and_magnitude(low: ArrayLike, high: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(spread, magnitude) of scores lying in [``low``, ``high``] (:func:`block_ranges`): ``high - low`` and the
+    larger ``|bound|``, what :func:`tie_tolerance` and :func:`difference_tolerance` read; 0 and 0 where there is no
+    finite score (``low > high``); elementwise.
+
+    >>> [v.tolist() for v in spread_and_magnitude([-5.0, np.inf], [3.0, -np.inf])]
+    [[8.0, 0.0], [5.0, 0.0]]
+    """
+    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    some = high >= low
+    return (np.where(some, high - low, 0.0),
+            np.where(some, np.maximum(np.abs(np.where(some, low, 0.0)), np.abs(np.where(some, high, 0.0))), 0.0))
 
 
 def block_ranges(y: ArrayLike, block: ArrayLike,
@@ -1332,16 +1344,55 @@ def near_ties(y: ArrayLike, block: ArrayLike, tolerance: ArrayLike | None = None
     return snapped, n_pairs
 
 
-def noise_free(values: ArrayLike, spread: float, magnitude: float) -> NDArray[np.float64]:
-    """``values`` with those within :func:`tie_tolerance` of 0 (from the scores' ``spread``, their range, and
-    ``magnitude``, their largest ``|score|``) set to 0: the rounding left by a difference or mean of scores that cancel,
-    shown as 0 (the tie rule of :func:`near_ties`, so that a shift of the scores does not zero a real difference).
+def difference_tolerance(spread: ArrayLike, magnitude: ArrayLike) -> NDArray[np.float64]:
+    """The distance within which a difference of two means of scores (or of two scores) is 0 but for rounding, and
+    two such differences are one value: twice the :func:`tie_tolerance` of the scores the two means are of (their
+    ``spread``, range, and ``magnitude``, largest ``|score|``), each mean rounded at their magnitude; elementwise.
+
+    The one home of this tolerance (review s36 rv36a): equivalence's differences of means, task_table's Hedges' g,
+    the rank test's Wilcoxon post hoc and Quade's ranges and selection_check's effects read it of the two agents'
+    own scores on one task (a third agent's run at 1e9 zeroed A - B's difference of 1e-4 where it was read of every
+    agent's); :func:`noise_free` shows the values within it of 0 as 0, :func:`difference_ties` ties differences.
+
+    >>> float(difference_tolerance(2.0, 1.0)) == 2 * (2e-12 + 4 * 2.0 ** -52)
+    True
+    """
+    return 2.0 * tie_tolerance(spread, magnitude)
+
+
+def noise_free(values: ArrayLike, spread: ArrayLike, magnitude: ArrayLike) -> NDArray[np.float64]:
+    """``values`` with those within :func:`difference_tolerance` of 0 (from the scores' ``spread``, their range, and
+    ``magnitude``, their largest ``|score|``; elementwise) set to 0: the rounding left by a difference or mean of
+    scores that cancel, shown as 0 (the tie rule of :func:`near_ties`, so that a shift of the scores does not zero a
+    real difference).
 
     >>> noise_free([0.1 + 0.2 - 0.3, 0.25], 0.3, 0.3).tolist()
     [0.0, 0.25]
     """
     values = np.asarray(values, dtype=np.float64)
-    return np.where(np.abs(values) <= tie_tolerance(spread, magnitude), 0.0, values)
+    return np.where(np.abs(values) <= difference_tolerance(spread, magnitude), 0.0, values)
+
+
+def difference_ties(values: ArrayLike, tolerance: ArrayLike) -> NDArray[np.float64]:
+    """``values`` (differences, each within its ``tolerance`` of its rounding: :func:`difference_tolerance`) with
+    those that are one value but for rounding made equal, without chaining: sorted, a group starts at its smallest
+    value and takes each next one that lies within the two's tolerances of it (their sum), every member taking the
+    group's first value; NaN stays. Unlike :func:`near_ties`, whose groups chain steps below the tolerance (review s36
+    rv36a: |d| of 1e-4 .. 8e-4 joined one group under a tolerance of 4e-4).
+
+    >>> difference_ties([1.8, 0.0, 1.2, 0.6], 0.5).tolist()
+    [1.2, 0.0, 1.2, 0.0]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    tolerance = np.broadcast_to(np.asarray(tolerance, dtype=np.float64), values.shape)
+    out = values.copy()
+    order = np.argsort(values, kind="stable")
+    first = -1
+    for i in order[np.isfinite(values[order])].tolist():  # a few values (tasks): one pass
+        if first < 0 or not values[i] - values[first] <= tolerance[first] + tolerance[i]:
+            first = i
+        out[i] = values[first]
+    return out
 
 
 def near_tied_blocks(y: ArrayLike, snapped: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:

@@ -55,7 +55,8 @@ def test_the_time_record_is_normalize_s_record(times):
 
     record = _time_record(times)
     # "largest": the 8 largest magnitudes, from which a common factor is read (audit s36 small36)
-    assert set(record) == {"column", "keys", "hashes", "maker", "modulus", "labels", "largest"}
+    # "rows": 64 rows' key hash and value, from which a factor is read on any rows keeping one (review s36 rv36a)
+    assert set(record) == {"column", "keys", "hashes", "maker", "modulus", "labels", "largest", "rows"}
     assert record["largest"] == sorted(set(np.abs(times["score"].dropna()).tolist()), reverse=True)[:8]
     assert record["keys"] == ["agent", "task", "seed"] and record["column"] == "score" and record["modulus"] == 1
     assert np.frombuffer(base64.b64decode(record["hashes"]), dtype="<u8").size == 27

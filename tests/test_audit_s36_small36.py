@@ -123,7 +123,8 @@ def test_a_common_factor_keeps_the_note_said_with_it(factor, said):
     assert design.normalized
     assert list(design.notes) == [f"{NORMALISED}; the scores analysed are those times {said} (every row holds "
                                   f"normalize()'s value times {said})"]
-    # the rows of some tasks alone: recognised from the values kept
+    # the rows of some tasks alone: recognised from the values kept (a row holding one of the 8 largest values
+    # written, or one of the 64 rows the record names: every row here; review s36 rv36a)
     kept = rlstats.build(scaled[scaled["task"] != "t3"], "score ~ agent | task")
     assert kept.normalized and kept.notes[-1].endswith(f"times {said})")
 

@@ -810,45 +810,61 @@ def positional_place(positional: Sequence[str], name: str) -> str:
 
 
 def positional_call(parser: argparse.ArgumentParser, positional: Sequence[str], typed: Mapping[str, str | None],
-                    options: Sequence[str] = ()) -> str:
+                    options: Sequence[str] | None = ()) -> str:
     """The command with the other words typed (``options``, :func:`typed_words`' second part: every option and its
     values, as typed) and its positional arguments in place, those typed (``typed``: name -> the value typed, None
     for none) as typed, the others by name: ``rlstats compare --method bootstrap FILE 'score ~ agent | task'`` (a
     formula not typed is said by an example); after ``--`` where a value reads as a flag (a file named ``-d3.csv``)
     or an option typed takes any number of words (audit s36 small36: the options typed were dropped, the command
-    suggested ran the default method)."""
+    suggested ran the default method). ``options`` None (a word typed that names no option of the command): the
+    command's plain usage, no command rebuilt (review s36 rv36a)."""
+    if options is None:
+        return _usage_line(parser)
     words = []
     for dest in positional:
         value = typed.get(dest)
         value = value if value is not None else "score ~ agent | task" if dest == "formula" and dest in typed else None
         words.append(dest.upper() if value is None else shlex.quote(value))
-    taken = _values_taken(parser)
     apart = (any(value is not None and value.startswith("-") for value in typed.values())
-             or any(taken.get(word) == math.inf for word in options))
+             or any((_option_read(parser, word) or ("", 0))[1] == math.inf for word in options))
     return " ".join([parser.prog, *map(shlex.quote, options), *(["--"] if apart else []), *words])
 
 
-def _values_taken(parser: argparse.ArgumentParser) -> dict[str, float]:
-    """Each option of ``parser`` -> how many words it takes (inf: as many as follow up to the next flag), read off its
-    usage line as :func:`positional_names` reads the positional arguments (``--seed SEED`` 1, ``--no-progress`` 0,
-    ``-o NAME=VALUE [NAME=VALUE ...]`` inf)."""
-    usage = _usage_line(parser)
-    taken: dict[str, float] = {}
-    for flag, words in re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)((?:\s+(?:\[?[A-Z{][^\s\]]*\]?|\.\.\.\]*))*)", usage):
-        metavars = [w for w in words.split() if not w.startswith("[") and "..." not in w]
-        taken[flag] = math.inf if "..." in words else len(metavars)
-    return taken
+def _option_read(parser: argparse.ArgumentParser, word: str) -> tuple[str, float] | None:
+    """(the option ``word`` names as argparse reads it, spelled in full with the value given after "=" or attached to
+    a short flag; how many of the next words it takes: inf for as many as follow up to a flag), or None for a word
+    that names no option of ``parser``: argparse's own reading, an abbreviation of one long option (``--meth`` for
+    ``--method``, where ``allow_abbrev``) included (review s36 rv36a: read by exact spelling, ``--meth bootstrap``
+    was rebuilt as ``--meth FILE``, and an unknown option's value as FILE)."""
+    # argparse's parser lists its option strings nowhere public; its own matching reads _option_string_actions
+    actions = parser._option_string_actions  # noqa: SLF001
+    flag, equals, value = word.partition("=")
+    if flag not in actions and word.startswith("--") and parser.allow_abbrev:
+        matches = [option for option in actions if option.startswith("--") and option.startswith(flag)]
+        flag = matches[0] if len(matches) == 1 else flag
+    attached = ""
+    if flag not in actions and not word.startswith("--") and word[:2] in actions and len(word) > 2:
+        flag, equals, attached = word[:2], "", word[2:]  # -ofoo: -o with the value foo
+    action = actions.get(flag)
+    if action is None:
+        return None
+    nargs = action.nargs
+    many = (0 if equals or attached else 1 if nargs in (None, "?") else math.inf if nargs in ("*", "+", "...")
+            else float(nargs) if isinstance(nargs, int) else math.inf)
+    return flag + (f"={value}" if equals else attached), many
 
 
 def typed_words(parser: argparse.ArgumentParser,
-                typed: Sequence[str]) -> tuple[dict[str, tuple[str | None, bool]], list[str]]:
+                typed: Sequence[str]) -> tuple[dict[str, tuple[str | None, bool]], list[str] | None]:
     """(``parser``'s positional arguments as the words ``typed`` give them: name -> (its value or None, typed as a
-    flag); the other words typed in their order, each option with the values it takes, which :func:`positional_call`
-    keeps). A positional argument typed as a flag (``--formula 'score ~ agent'``, ``--file=d3.csv``) takes its value
-    from there; the bare words, those no option takes, fill the others in their order (review s35 rv35a: argparse
-    reads ``--formula 'score ~ agent' d3.csv`` as the formula d3.csv, and the way on dropped both words typed)."""
+    flag); the other words typed in their order, each option with the values it takes as argparse reads them
+    (:func:`_option_read`: an abbreviation written in full), which :func:`positional_call` keeps, or None where a
+    word names no option of ``parser``: no command is rebuilt around it). A positional argument typed as a flag
+    (``--formula 'score ~ agent'``, ``--file=d3.csv``) takes its value from there; the bare words, those no option
+    takes, fill the others in their order (review s35 rv35a: argparse reads ``--formula 'score ~ agent' d3.csv`` as
+    the formula d3.csv, and the way on dropped both words typed)."""
     positional = positional_names(parser)
-    taken = _values_taken(parser)
+    unknown = False
     flagged: dict[str, str | None] = {}
     bare: list[str] = []
     options: list[str] = []
@@ -873,11 +889,14 @@ def typed_words(parser: argparse.ArgumentParser,
             else:
                 flagged[name] = None
             continue
-        options.append(word)
-        if equals:
+        read = _option_read(parser, word)
+        if read is None:
+            unknown = True
             continue
-        many = taken.get(word, 0)
-        while many > 0 and i < len(typed) and not (typed[i].startswith("-") and typed[i] != "-"):
+        options.append(read[0])
+        many = read[1]
+        while many > 0 and i < len(typed) and not (typed[i].startswith("-") and typed[i] != "-"
+                                                   and not re.fullmatch(r"-\d[\d.e+-]*", typed[i])):
             options.append(typed[i])
             i, many = i + 1, many - 1
     out: dict[str, tuple[str | None, bool]] = {name: (value, True) for name, value in flagged.items()}
@@ -885,7 +904,7 @@ def typed_words(parser: argparse.ArgumentParser,
     for k, name in enumerate(positional):
         if name not in out:  # as many bare words as places: each in its own place (d3.csv 'score ~ agent' --file x)
             out[name] = (bare[k] if len(bare) >= len(positional) else next(rest, None), False)
-    return {name: out[name] for name in positional}, options
+    return {name: out[name] for name in positional}, None if unknown else options
 
 
 def missing_positional_said(parser: argparse.ArgumentParser, typed: Sequence[str], message: str) -> str | None:
@@ -962,8 +981,8 @@ def command_not_found(typed: str, commands: Sequence[str]) -> str:
 
 
 def _usage_line(parser: argparse.ArgumentParser) -> str:
-    """``parser``'s usage line on one line, without "usage:": what :func:`positional_names` and :func:`_values_taken`
-    read (argparse has no public list of a parser's arguments)."""
+    """``parser``'s usage line on one line, without "usage:": what :func:`positional_names`
+    reads (argparse has no public list of a parser's arguments)."""
     return " ".join(parser.format_usage().partition(":")[2].split())
 
 

@@ -31,7 +31,8 @@ from ...options import (MAX_RESAMPLES, UNITS_SLIP, band_beyond_scores, check_boo
                        check_cost_options, check_fraction, check_resamples, is_finite_number)
 from ...resampling import check_rng, seed_sequence
 from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, block_ranges,
-                           block_tolerances, floored_standard_errors, monte_carlo_se, near_ties, run_expansion, welch_floor)
+                           difference_tolerance, floored_standard_errors, monte_carlo_se, near_ties, noise_free,
+                           run_expansion, spread_and_magnitude, welch_floor)
 from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
@@ -468,6 +469,19 @@ def _scale(design):
 # ----------------------------------------------------------------------------- per-cell summaries
 
 
+def _cell_ranges(design):
+    """(low, high), each (tasks, agents): each cell's smallest and largest finite score (inf, -inf: none)."""
+    size = design.n_tasks * design.n_agents
+    low, high = block_ranges(design.y, design.task * design.n_agents + design.agent, size)
+    return low.reshape(design.n_tasks, design.n_agents), high.reshape(design.n_tasks, design.n_agents)
+
+
+def _pair_scale(low_a, high_a, low_b, high_b):
+    """(spread, magnitude), each (tasks,): of the two sides' scores on each task (a published side: its mean),
+    statistics.spread_and_magnitude of their common range; a missing side (NaN, inf) adds nothing."""
+    return spread_and_magnitude(np.fmin(low_a, low_b), np.fmax(high_a, high_b))
+
+
 def _cells(design):
     """(means, sds, runs), each (tasks, agents); NaN where a cell is empty (sd: where it has fewer than 2 runs); a
     cell whose runs all tie has their value as mean and sd 0, as Welch's tests and the flat-task note read it."""
@@ -631,13 +645,17 @@ def _test(options, estimate, se, df):
                         options.higher_is_better)
 
 
-def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, saturation, tolerance):
+def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, saturation, scale):
     """(rows, changed): the per-task Welch tests and the across-tasks test of one pair, on the tasks both ran.
 
-    ``tolerance`` (tasks,): each task's tie tolerance of its scores (statistics.block_tolerances): a difference of
-    means within it of 0 is 0 (a task's, and the mean over tasks within the largest), and the paired t over tasks has
-    no spread where the tasks' differences lie within it of one another (audit s36 meta36: means that tie exactly, untied by the rounding of a change of units, 0, 0,
-    2.8e-14, ... at x 7.3, read as a spread and declared equivalent at p < 2.2e-16 where the data withheld the test).
+    ``scale`` (spread, magnitude), each (tasks,): the range and largest ``|score|`` of the pair's own scores on each
+    task (:func:`_pair_scale`), whose :func:`rlstats.statistics.difference_tolerance` is the rounding of a difference
+    of the two means: a task's difference within it of 0 is 0 (``noise_free``), the mean over tasks within the mean
+    of the tasks' (its rounding), and the paired t over tasks has no spread where every task's difference lies within
+    its tolerance of one value (audit s36 meta36: means that tie exactly, untied by the rounding of a change of units,
+    0, 0, 2.8e-14, ... at x 7.3, read as a spread and declared equivalent at p < 2.2e-16 where the data withheld the
+    test; review s36 rv36a: read of every agent's scores and of the largest task's, a third agent's run at 1e9 zeroed
+    A - B's difference of 1e-4 and withheld the paired t).
 
     ``saturation`` (tied_a, floor_a, tied_b, floor_b), each (tasks,) (``_saturation``; a published table has no
     runs to read, so its side is never tied): the per-task tests are withheld on the tasks
@@ -652,8 +670,8 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
     rows = []
     estimate, se, df = kernels.welch(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
                                      n_b[shared])
-    tolerance = tolerance[shared]
-    estimate = np.where(np.abs(estimate) <= tolerance, 0.0, estimate)  # rounding of tied means, shown as 0
+    spread, magnitude = scale[0][shared], scale[1][shared]
+    estimate = noise_free(estimate, spread, magnitude)  # rounding of tied means, shown as 0
     given = np.isfinite(se)
     changed = {"withheld": [t for t, w, g in zip(names, tied, given) if w and g], "floored": False, "still": []}
     se, df = np.where(tied, np.nan, se), np.where(tied, np.nan, df)
@@ -673,8 +691,11 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
             estimate, se, df = kernels.paired_bounded(difference, within, any(always))
             method += " (capped runs' variance bounded)"
             changed["floored"] = True
-        if difference.size > 1 and np.ptp(difference) <= tolerance.max():  # all the same but for rounding
-            se = np.full_like(se, np.nan)  # as kernels.paired gives differences exactly the same
+        tolerance = difference_tolerance(spread, magnitude)
+        if difference.size > 1 and np.max(difference - tolerance) <= np.min(difference + tolerance):
+            se = np.full_like(se, np.nan)  # all one value but for rounding, as kernels.paired gives equal ones
+        if spread.size:  # the mean of the tasks' differences: within the mean of their tolerances (linear) of 0, 0
+            estimate = noise_free(estimate, spread.mean(), magnitude.mean())
     else:
         method = "Welch-Satterthwaite over tasks"
         if tied.any():
@@ -683,7 +704,8 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
             changed["floored"] = not changed["still"]
         estimate, se, df = kernels.welch_mean(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
                                               n_b[shared])
-        estimate = np.where(np.abs(estimate) <= tolerance.max(initial=0.0), 0.0, estimate)  # as the tasks' are
+        if spread.size:  # as the paired t's
+            estimate = noise_free(estimate, spread.mean(), magnitude.mean())
         if shared.sum() < 2 or changed["still"]:  # one task: the per-task test says it all
             se = df = np.nan
     # a bound on a test that is withheld bounds nothing: no note of it (audit s19)
@@ -746,18 +768,19 @@ def _run(design, options, rng, scale):
                        words=design.words, formula=design.formula)
     notes += withheld.lines
     rows, short, flat, still, capped, floored, tied, sample = [], {}, [], {}, [], [], {}, []
-    tolerance = block_tolerances(design.y, design.task, design.n_tasks)
+    low, high = _cell_ranges(design)
     for a, b in pairs:
         i, j = index[a], index[b]
+        pair_scale = _pair_scale(low[:, i], high[:, i], low[:, j], high[:, j])
         tied[a, b], floor = _saturation(design, (i, j))
         tied[a, b] &= ((runs[:, i] > 0) & (runs[:, j] > 0))[:, None]  # the tasks the pair shares
         more, changed = _pair_rows(options, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j],
                                    sds[:, j], runs[:, j], (tied[a, b][:, 0], floor[:, 0], tied[a, b][:, 1],
-                                                           floor[:, 1]), tolerance)
+                                                           floor[:, 1]), pair_scale)
         rows += more
         sample += _as_a_sample(options, more, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j],
                                sds[:, j], runs[:, j], (tied[a, b][:, 0], floor[:, 0], tied[a, b][:, 1], floor[:, 1]),
-                               tolerance)
+                               pair_scale)
         short[a, b], still[a, b] = _short_tasks(design.tasks, runs[:, i], runs[:, j]), changed["still"]
         flat += [f"{t}/{a} vs {b}" for t in _flat_tasks(design.tasks, sds[:, i], runs[:, i], sds[:, j], runs[:, j])]
         capped += [f"{t}/{a} vs {b}" for t in changed["withheld"]]
@@ -1667,15 +1690,16 @@ def _run_published(design, options, table, scale):
                        words=design.words, formula=design.formula)
     notes += withheld.lines
     none = np.zeros(design.n_tasks, dtype=bool)
-    tolerance = block_tolerances(design.y, design.task, design.n_tasks)  # the data's: the table is in their units
+    low, high = _cell_ranges(design)
     rows, short, flat, still, capped, floored, sample = [], {}, [], {}, [], [], []
     for j, a in enumerate(design.agents):
         tied, floor = _saturation(design, j)  # the agent's runs (the table has none to read)
+        pair_scale = _pair_scale(low[:, j], high[:, j], mean_p, mean_p)  # the agent's runs and the table's mean
         more, changed = _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p,
-                                   sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0), tolerance)
+                                   sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0), pair_scale)
         rows += more
         sample += _as_a_sample(options, more, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p,
-                               sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0), tolerance)
+                               sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0), pair_scale)
         short[a, PUBLISHED], still[a, PUBLISHED] = _short_tasks(design.tasks, runs[:, j], n_p), changed["still"]
         flat += [f"{t}/{a} vs {PUBLISHED}" for t in _flat_tasks(design.tasks, sds[:, j], runs[:, j], sd_p, n_p)]
         capped += [f"{t}/{a} vs {PUBLISHED}" for t in changed["withheld"]]

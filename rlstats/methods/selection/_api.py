@@ -47,7 +47,7 @@ from ...errors import DesignError, OptionError, RlstatsError, close_names, label
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
 from ...resampling import check_rng, seed_sequence
-from ...statistics import block_tolerances, monte_carlo_pvalue, near_tie_note, near_tied_blocks, near_ties
+from ...statistics import monte_carlo_pvalue, near_tie_note, near_tied_blocks, near_ties
 from ...vocabulary import value_label
 from . import _kernels as kernels
 from ._backend import cost
@@ -255,6 +255,8 @@ def _effects_of(design, treatment, baseline, options):
     effects = sign * np.asarray(effects, dtype=float)
     frame = pd.DataFrame({"task": list(pair.tasks), "effect": effects, "n_treatment": counts[:, 0],
                           "n_baseline": counts[:, 1]})
+    if measure in ("mean_diff", "std_diff"):  # each effect's rounding (:func:`_effects_tied`)
+        frame["tolerance"] = kernels.effect_tolerances(y, task, is_treatment, counts, measure)
     if measure == "mean_diff":  # the runs' cumulants of each effect, for the skew-corrected reporter
         k2, k3 = kernels.effect_cumulants(y, task, is_treatment, counts)
         frame["k2"], frame["k3"] = k2, sign * k3
@@ -685,31 +687,22 @@ def _inspect(v_p, v_i, options, sigma, ss):
             "n_resamples": None, "null_distribution": None, "permutation_shifts": None}
 
 
-def _effects_tied(v_p, v_i, designs, treatment, baseline, effect):
-    """The reported and held-out effects, made one value where all of them lie within their rounding of one another:
-    a mean difference is of two means rounded at the scores' magnitude, within twice the largest tie tolerance of
-    the pair's tasks (statistics.block_tolerances: their range and largest ``|score|``), and a standardised one is
-    that over the task's pooled sd, plus its own share of the sd's rounding. R's t.test rule (10 eps times the
-    effects' own mean) does not see the scores' magnitude (audit s36 meta36: a difference of 1 on every task, x 7.3
-    + 1e6, gave effects 7.3 +- 1e-10, read as a spread: t = 0, p = 0.5, where the data's units refuse the t
-    inspectors; standardised, the reporter claimed t = 6.3e11). Otherwise as given."""
+def _effects_tied(frame, v_p, v_i):
+    """The reported and held-out effects, made one value where they all are one but for rounding: each lies within
+    its own rounding (``frame``'s "tolerance", :func:`kernels.effect_tolerances`, of the pair's own scores on its
+    task) of one value. R's t.test rule (10 eps times the effects' own mean) does not see the scores' magnitude
+    (audit s36 meta36: a difference of 1 on every task, x 7.3 + 1e6, gave effects 7.3 +- 1e-10, read as a spread: t =
+    0, p = 0.5, where the data's units refuse the t inspectors; standardised, the reporter claimed t = 6.3e11; review
+    s36 rv36a: a tolerance the largest task's times 1 + max |d| read standardised effects 1e8 x (1, 1.0001, ...) as
+    one value). Otherwise as given."""
+    tolerance = np.concatenate([frame.loc[frame["set"] == name, "tolerance"].to_numpy(dtype=float)
+                                for name in ("reported", "heldout")])
     every = np.concatenate([v_p, v_i])
-    every = every[np.isfinite(every)]
-    if not every.size:
+    finite = np.isfinite(every)
+    if not finite.any():
         return v_p, v_i
-    tolerance = 0.0
-    for pair in (d.select_agents([treatment, baseline]) for d in designs):
-        per_task = 2 * block_tolerances(pair.y, pair.task, pair.n_tasks)
-        if effect == "std_diff":  # d = difference / s: the difference's rounding over s, and s's (relative) times d
-            cell = 2 * pair.task + pair.agent
-            n = np.bincount(cell, minlength=2 * pair.n_tasks).astype(np.float64)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mean = np.bincount(cell, pair.y, minlength=2 * pair.n_tasks) / n
-                squares = np.bincount(cell, (pair.y - mean[cell]) ** 2, minlength=2 * pair.n_tasks)
-                sd = np.sqrt((squares[0::2] + squares[1::2]) / (n[0::2] + n[1::2] - 2))
-                per_task = np.where(sd > 0, per_task / sd, 0.0) * (1 + np.abs(every).max())
-        tolerance = max(tolerance, float(np.nan_to_num(per_task).max(initial=0.0)))
-    if np.ptp(every) <= tolerance:
+    every, tolerance = every[finite], np.nan_to_num(tolerance[finite])
+    if np.max(every - tolerance) <= np.min(every + tolerance):
         return np.where(np.isfinite(v_p), every[0], v_p), np.where(np.isfinite(v_i), every[0], v_i)
     return v_p, v_i
 
@@ -916,8 +909,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     v_p = frame.loc[frame["set"] == "reported", "effect"].to_numpy(dtype=float)
     v_i = frame.loc[frame["set"] == "heldout", "effect"].to_numpy(dtype=float)
     if isinstance(options.effect, str) and options.effect in ("mean_diff", "std_diff"):
-        v_p, v_i = _effects_tied(v_p, v_i, [design] if fresh is None else [design, fresh], treatment, baseline,
-                                 options.effect)
+        v_p, v_i = _effects_tied(frame, v_p, v_i)
     skewness, skewness_source = _reported_skewness(frame, v_p)
     n_p, n_i = v_p.size, v_i.size
     _requirements(n_p, n_i, options)

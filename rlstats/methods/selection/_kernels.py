@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...resampling import chunk_generators
-from ...statistics import (hall_inverse, hall_transform, monte_carlo_pvalue, monte_carlo_se,
-                           probability_of_improvement, tie_tolerance)
+from ...statistics import (block_ranges, difference_tolerance, hall_inverse, hall_transform, monte_carlo_pvalue,
+                           monte_carlo_se, noise_free, probability_of_improvement, spread_and_magnitude)
 
 EPS = float(np.finfo(float).eps)
 #: Resamples per block of the permutation inspector (blocks get their own spawned stream).
@@ -49,18 +49,21 @@ def _cell_means(y, task, is_treatment, counts):
         return sums / counts
 
 
-def _mean_difference(means):
-    """Treatment mean minus baseline mean per task; 0 where they tie but for round-off (within the two means'
-    ``statistics.tie_tolerance``, the package's tie rule): the same runs summed in another order differ by an ulp,
-    which the effects' spread would read as a difference and scale with the units (review s15)."""
-    difference = means[:, 0] - means[:, 1]
+def _mean_difference(y, task, means):
+    """Treatment mean minus baseline mean per task; 0 where they tie but for round-off (``statistics.noise_free``
+    of the pair's scores on the task, the package's tie rule): the same runs summed in another order differ by an
+    ulp, which the effects' spread would read as a difference and scale with the units (review s15)."""
     with np.errstate(invalid="ignore"):
-        tied = np.abs(difference) <= tie_tolerance(np.abs(difference), np.abs(means).max(axis=1))
-    return np.where(tied, 0.0, difference)
+        return noise_free(means[:, 0] - means[:, 1], *_task_scale(y, task, means.shape[0]))
+
+
+def _task_scale(y, task, n_tasks):
+    """(spread, magnitude) of the pair's scores on each task (statistics.spread_and_magnitude)."""
+    return spread_and_magnitude(*block_ranges(y, task, n_tasks))
 
 
 def _mean_diff(y, task, is_treatment, counts):
-    return _mean_difference(_cell_means(y, task, is_treatment, counts))
+    return _mean_difference(y, task, _cell_means(y, task, is_treatment, counts))
 
 
 def pooled_run_sd(y, task, is_treatment, counts):
@@ -76,7 +79,28 @@ def pooled_run_sd(y, task, is_treatment, counts):
 def _std_diff(y, task, is_treatment, counts):
     means = _cell_means(y, task, is_treatment, counts)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _mean_difference(means) / pooled_run_sd(y, task, is_treatment, counts)
+        return _mean_difference(y, task, means) / pooled_run_sd(y, task, is_treatment, counts)
+
+
+def effect_tolerances(y, task, is_treatment, counts, measure):
+    """Per task, the rounding of its effect (``"mean_diff"`` or ``"std_diff"``), the distance within which two tasks'
+    effects are one value: a difference of means, :func:`rlstats.statistics.difference_tolerance` of the pair's
+    scores on the task (tol); a standardised one d = difference / s, tol / s + |d| tol_s / s, where tol_s, the
+    rounding of the pooled sd s, is the larger cell's tolerance of its own runs (each deviation from a cell mean is a
+    difference of its scores) times sqrt(N / (N - 2)), N the task's runs (review s36 rv36a: 2 tol / s (1 + max |d|)
+    read effects 1e8 x (1, 1.00005, 1.0001, ...) of runs with sd 1e-8 as one value). NaN where s is not positive."""
+    n_tasks = counts.shape[0]
+    tolerance = difference_tolerance(*_task_scale(y, task, n_tasks))
+    if measure == "mean_diff":
+        return tolerance
+    cell = 2 * task + (~is_treatment)
+    within = difference_tolerance(*spread_and_magnitude(*block_ranges(y, cell, 2 * n_tasks))).reshape(n_tasks, 2)
+    runs = counts.sum(axis=1).astype(np.float64)
+    sd = pooled_run_sd(y, task, is_treatment, counts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = _std_diff(y, task, is_treatment, counts)
+        tolerance_sd = within.max(axis=1) * np.sqrt(runs / (runs - 2))
+        return np.where(sd > 0, (tolerance + np.abs(d) * tolerance_sd) / sd, np.nan)
 
 
 def _probability_of_improvement(y, task, is_treatment, counts):

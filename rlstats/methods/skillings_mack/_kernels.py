@@ -46,9 +46,9 @@ import numpy as np
 from ...connectivity import components
 from ...errors import DesignError, OptionError
 from ...format import count, plural, singular
-from ...statistics import (P_ADJUST, chi2_sf, doubled_midranks, monte_carlo_pvalue, monte_carlo_se, near_ties,
-                           normal_sf, studentized_range_isf, studentized_range_sf, tie_tolerance,
-                           wilcoxon_signed_rank)
+from ...statistics import (P_ADJUST, chi2_sf, difference_ties, difference_tolerance, doubled_midranks,
+                           monte_carlo_pvalue, monte_carlo_se, near_ties, noise_free, normal_sf, studentized_range_isf,
+                           studentized_range_sf, wilcoxon_signed_rank)
 from ...resampling import block_layout, chunk_generators, group_streams, parallel_map, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
@@ -1255,8 +1255,7 @@ def pairwise_wilcoxon(scores, *, adjustment="holm", alpha=0.05, pairs=None):
                           "adjustment='holm' (the default) or 'bonferroni'")
     k = scores.shape[1]
     u, v = np.triu_indices(k, 1) if pairs is None else pairs
-    ranked = near_ties_by_row(scores)  # the signed ranks read noise-level differences as 0; the medians do not
-    tolerance = [difference_tolerance(scores)]  # and |d| within it of each other as tied
+    ranked = near_ties_by_row(scores)
     n_shared, n_used = np.zeros(u.size, dtype=int), np.zeros(u.size, dtype=int)
     median, statistic, p = (np.full(u.size, np.nan) for _ in range(3))
     for m, (a, b) in enumerate(zip(u, v)):
@@ -1265,8 +1264,15 @@ def pairwise_wilcoxon(scores, *, adjustment="holm", alpha=0.05, pairs=None):
         if n_shared[m] == 0:
             continue
         median[m] = np.median(scores[both, a] - scores[both, b])
-        d = ranked[both, a] - ranked[both, b]
-        d = np.sign(d) * near_ties(np.abs(d), np.zeros(d.size, dtype=np.intp), tolerance)[0]
+        # the signed ranks read a difference the task's ranks tie (near_ties_by_row: within 1e-12 of its range, issue
+        # 39) or within its rounding as 0, and |d| within their two roundings of one another as tied, without a
+        # chain; each rounding of the pair's own two cells (review s36 rv36a: twice the largest task's tolerance of
+        # every agent's cells, chained, tied A - B's |d| of 1e-4 .. 8e-4 on every task where a third agent had a run
+        # at 1e9 on one); the medians read the differences as they are
+        x, y = scores[both, a], scores[both, b]
+        spread, magnitude = np.abs(x - y), np.maximum(np.abs(x), np.abs(y))
+        d = noise_free(ranked[both, a] - ranked[both, b], spread, magnitude)
+        d = np.sign(d) * difference_ties(np.abs(d), difference_tolerance(spread, magnitude))
         statistic[m], p[m], n_used[m] = wilcoxon_signed_rank(d)
         if n_used[m] == 0:  # tied on every shared task: no evidence either way (R's wilcox.test gives NA)
             statistic[m], p[m] = 0.0, 1.0
@@ -1329,9 +1335,10 @@ def quade_test(scores, *, higher_is_better=True):
     max - min; S_ij = Q_i (R_ij - (k + 1) / 2), A = sum S_ij**2, B = sum_j S_j**2 / b and
     F = (b - 1) B / (A - B) on (k - 1, (b - 1)(k - 1)) degrees of freedom.  The direction of the ranks
     (``higher_is_better``) changes the signs of ``sums`` only, never F.  Scores of a block within
-    ``TIE_TOLERANCE`` of each other are ties (:func:`near_ties_by_row`), and so are ranges within
-    :func:`difference_tolerance` of each other (audit s36 meta36: tied within the ranges' own tolerance, the ranges
-    of integer scores x 7.3 + 1e6 untied and moved F from 21.618 to 21.0).
+    ``TIE_TOLERANCE`` of each other are ties (:func:`near_ties_by_row`), and so are ranges within their rounding of
+    each other (:func:`rlstats.statistics.difference_ties` of each block's
+    :func:`rlstats.statistics.difference_tolerance`; audit s36 meta36: tied within the ranges' own tolerance, the
+    ranges of integer scores x 7.3 + 1e6 untied and moved F from 21.618 to 21.0).
 
     References
     ----------
@@ -1346,7 +1353,8 @@ def quade_test(scores, *, higher_is_better=True):
     if higher_is_better:
         ranks = k + 1 - ranks
     low, high = scores.min(axis=1), scores.max(axis=1)
-    q = stats.rankdata(near_ties(high - low, np.zeros(n, dtype=np.intp), [difference_tolerance(scores)])[0])
+    q = stats.rankdata(difference_ties(high - low, difference_tolerance(high - low,
+                                                                        np.maximum(np.abs(low), np.abs(high)))))
     s = q[:, None] * (ranks - (k + 1) / 2.0)
     a = float((s**2).sum())
     sums = s.sum(axis=0)
@@ -1520,18 +1528,6 @@ def rank_sums(scores, *, higher_is_better=True):
     scores = near_ties_by_row(scores)
     ranks = stats.rankdata(-scores if higher_is_better else scores, axis=1)
     return ranks.sum(axis=0), bool(np.any(np.diff(np.sort(scores, axis=1), axis=1) == 0))
-
-
-def difference_tolerance(scores):
-    """The distance below which differences of scores of an (n, k) matrix (a task's range, a pair's difference on a
-    task) tie, compared across its rows: twice the largest row's :func:`rlstats.statistics.tie_tolerance` (its range
-    and largest ``|score|``), each difference being of two scores rounded at their magnitude (audit s36 meta36: the
-    differences' own tolerance, 4 eps of the largest difference, split those of integer scores x 7.3 + 1e6, rounded
-    at 4 eps of 1e6). NaN cells are left out; 0 for a matrix without a finite score."""
-    with np.errstate(invalid="ignore"):
-        low, high = np.nanmin(scores, axis=1, initial=np.inf), np.nanmax(scores, axis=1, initial=-np.inf)
-    finite = high >= low
-    return 2 * float(tie_tolerance(high - low, np.maximum(np.abs(low), np.abs(high)))[finite].max(initial=0.0))
 
 
 def near_ties_by_row(scores):
