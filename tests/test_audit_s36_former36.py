@@ -39,9 +39,9 @@ def test_the_default_one_task_counts_are_the_rows():
     assert small_runs.ONE_TASK_MIN_RUNS == {**measured, "median": measured["mean"]}
 
 
-@pytest.mark.xfail(strict=True, reason="former36: FORMER_ONE_TASK_MIN_RUNS holds the counts before audit s35's "
-                                       "re-measure (median 30, gap never) where today's rows hold from 20 and 50")
 def test_the_former_one_task_counts_are_the_rows():
+    """Until former36 FORMER_ONE_TASK_MIN_RUNS held the counts before audit s35's re-measure (median 30, the gap
+    never) where today's rows hold from 20 and 50."""
     # studentized_no_welch: the IQM's interval is the default's, the median's its own t interval (the default's rows
     # "t interval", measured with the median's rule on one task lifted), the mean's and the gap's its own rows
     measured = {"iqm": _held_from(_one_task_rows("studentized", "iqm")),
@@ -50,6 +50,10 @@ def test_the_former_one_task_counts_are_the_rows():
                 "optimality_gap": _held_from(_one_task_rows("studentized_no_welch", "optimality_gap"))}
     assert measured == {"iqm": 20, "mean": None, "median": 20, "optimality_gap": 50}
     assert small_runs.one_task_min_runs("studentized_no_welch") == measured
+    # studentized_unwidened: its gap is the same interval; its mean's and median's (no skew widening) have no one-task
+    # rows, and are withheld whatever the runs (tests/reference/coverage_one_task_unwidened.py)
+    assert not _one_task_rows("studentized_unwidened", "median") + _one_task_rows("studentized_unwidened", "mean")
+    assert small_runs.one_task_min_runs("studentized_unwidened") == {**measured, "median": None}
 
 
 def _apart(runs):
