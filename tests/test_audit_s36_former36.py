@@ -5,7 +5,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import rlstats
 from rlstats import calibration
