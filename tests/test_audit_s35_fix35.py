@@ -4,7 +4,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import rlstats
 from rlstats import format as fmt

@@ -97,3 +97,35 @@ def test_the_apart_notes_beyond_the_runs_measured_on_such_data():
                         "intervals of the IQM reach 95% there is not measured; with the most runs measured they covered "
                         "0.85 to 0.87 (far apart, 5 runs per task) and 0.37 to 0.66 (apart by chance, 10 runs per "
                         "task)"), iqm
+
+
+def _curves(runs, statistic, compare=None):
+    """2 agents x 3 tasks at offsets 0, 10, 20 (sd 1) over 10 steps: every task's runs apart at every step."""
+    rng = np.random.default_rng(0)
+    rows = [(agent, task, seed, step, offset + 0.1 * step + rng.normal()) for agent in ("A", "B")
+            for task, offset in (("t1", 0), ("t2", 10), ("t3", 20)) for seed in range(runs) for step in range(1, 11)]
+    data = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic=statistic, n_resamples=30,
+                             normalize=False, rng=0, progress=False, **({"compare": compare} if compare else {}))
+    return [n for n in res.notes if n.startswith("the 3 tasks' runs lie apart")]
+
+
+APART = "the 3 tasks' runs lie apart (each task's all below or all above every other's)"
+
+
+def test_curves_apart_notes_say_what_is_not_measured():
+    """curves(): beyond the 3 and 5 runs measured on such data nothing was said (the grid's rows alone), nor of the
+    difference bands and the optimality gap's bands, which neither design measured (audit s36 former36)."""
+    assert _curves(10, "median") == [
+        f"{APART}: 10 runs per task is beyond those measured on such data for the bands of the median, 3 and 5 on 3 "
+        "tasks far apart and 3 and 5 on 3 tasks whose scores overlap (offsets and scales drawn as the grid's) and whose "
+        "runs lay apart by chance, so their coverage there is not measured"]
+    notes = _curves(5, "median", compare="all")
+    assert len(notes) == 3 and "0.836 (skewed scores, 500 simulated curves)" in notes[0]
+    assert notes[2] == (f"{APART}: the difference bands have not been measured on such data (the rows of both designs "
+                        "are of each agent's bands)")
+    assert _curves(5, "optimality_gap") == [
+        f"{APART}: the bands of the optimality gap have not been measured on such data (the rows of 3 tasks far apart "
+        "and of runs apart by chance are of the bands of the IQM, the mean and the median)"]
