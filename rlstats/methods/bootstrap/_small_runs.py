@@ -246,7 +246,8 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
 def _apart_rows(interval, metric_key, fewest_runs, by_chance):
     """(runs, rows) of the rows of 3 tasks far apart (``by_chance`` False) or of 3 tasks that overlap with runs apart
     by chance (True) at the most runs simulated at or below ``fewest_runs``; None below or beyond the runs simulated
-    (3 and 5 far apart; 3, 5 and 10 by chance), where nothing is claimed, as the grid's notes."""
+    (3 and 5 far apart; 3, 5 and 10 by chance), where this design's rows claim nothing (beyond every design's runs
+    :func:`_beyond_apart_note` says so, audit s36 former36)."""
     table = _rows_by_runs(interval, metric_key, far_apart=not by_chance, by_chance=by_chance)
     measured = [c for c in table if c <= fewest_runs]
     if not measured or fewest_runs > max(table):
