@@ -171,15 +171,18 @@ def _one_task_script():
 def test_one_task_mean_from_20_runs_and_gap_from_50_the_former_default_never():
     # the median's 30 became the mean's 20 in audit s26 (median26): on one task it takes the mean's interval
     assert small_runs.ONE_TASK_MIN_RUNS == {"iqm": 20, "mean": 20, "median": 20, "optimality_gap": 50}
-    assert small_runs.FORMER_ONE_TASK_MIN_RUNS == {"iqm": 20, "mean": None, "median": 30, "optimality_gap": None}
+    # audit s36 former36: the former defaults' gap from 50 runs on today's rows, the mean's never
+    assert small_runs.FORMER_ONE_TASK_MIN_RUNS == {"iqm": 20, "mean": None, "median": 20, "optimality_gap": 50}
     metrics = ["mean", "optimality_gap"]
     np.testing.assert_array_equal(small_runs.studentized_withheld([19, 20, 49, 50], 1, metrics),
                                   [[True, True], [False, True], [False, True], [False, False]])
     for former in ("studentized_no_welch", "studentized_unwidened"):
-        assert small_runs.studentized_withheld([500], 1, metrics, former).all()
+        np.testing.assert_array_equal(small_runs.studentized_withheld([49, 500], 1, metrics, former),
+                                      [[True, True], [True, False]])
     # the rows behind the counts (1,920 intervals a row): every default row from the count on holds, the count below
     # has a row that misses (the mean's 0.934 at 10 skewed runs; the optimality gap's worst draw 0.906 at 30
-    # heavy-tailed runs; audit s35 former35b re-measured them on today's streams), and every former-default row is "withheld"
+    # heavy-tailed runs; audit s35 former35b re-measured them on today's streams), and every former-default row is
+    # "withheld" but the optimality gap's from 50 runs (audit s36 former36: given there since)
     for metric, need, below in (("mean", 20, 10), ("optimality_gap", 50, 30)):
         rows = [r for r in calibration.rows(small_runs.PROCEDURE)
                 if (r["interval"], r["metric"], r["tasks"]) == ("studentized", metric, "1")
@@ -192,9 +195,13 @@ def test_one_task_mean_from_20_runs_and_gap_from_50_the_former_default_never():
     assert skewed["10"]["coverage"] == "0.934375" and skewed["10"]["configuration"] == "withheld"
     former = [r for r in calibration.rows(small_runs.PROCEDURE)
               if r["interval"] == "studentized_no_welch" and r["tasks"] == "1"]
-    assert len(former) == 2 * 4 * 8 and all(r["configuration"] == "withheld" for r in former)
+    given = [r["configuration"] == "" for r in former]
+    assert len(former) == 2 * 4 * 8 and given == [(r["metric"], int(r["runs"]) >= 50) == ("optimality_gap", True)
+                                                 for r in former] and sum(given) == 3 * 4
+    assert all(r["configuration"] == "withheld" for r, g in zip(former, given) if not g)
     script = _one_task_script()
-    assert all(script.appended(r) for r in former) and all(script.configuration(r) == "withheld" for r in former)
+    assert all(script.appended(r) for r in former)
+    assert [script.configuration(r) for r in former] == [r["configuration"] for r in former]
 
 
 def test_one_task_result_gives_the_mean_with_the_t_floor():

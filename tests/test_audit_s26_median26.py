@@ -99,14 +99,16 @@ def test_one_task_halfcheetah(published):
 
 
 def test_one_task_counts_are_the_means():
-    # one task: given from the mean's 20 runs (its own t interval's were 30), withheld below with the one-task note
+    # one task: given from the mean's 20 runs (its own t interval's were 30; 20 since audit s36), withheld below with the one-task note
     for runs, given in ((19, False), (20, True)):
         df = rlstats.datasets.simulate(agents=1, tasks=1, seeds=runs, distribution="normal", rng=1)
         res = _boot(df, metrics=["median", "mean"])
         assert np.isfinite(res.intervals).all() == given
         np.testing.assert_array_equal(res.intervals[:, 0], res.intervals[:, 1])
     assert small_runs.ONE_TASK_MIN_RUNS["median"] == small_runs.ONE_TASK_MIN_RUNS["mean"] == 20
-    assert small_runs.FORMER_ONE_TASK_MIN_RUNS["median"] == 30
+    # the former defaults' own t interval: from 20 on today's rows (audit s36 former36; 30 before), never unwidened
+    assert small_runs.FORMER_ONE_TASK_MIN_RUNS["median"] == 20
+    assert small_runs.one_task_min_runs("studentized_unwidened")["median"] is None
 
 
 def test_median_alone_and_renamed():

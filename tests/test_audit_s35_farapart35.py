@@ -164,14 +164,16 @@ def test_notes_quote_both_designs():
     """Every agent's runs apart: the IQM's note quotes the far-apart rows and the rows by chance, each with the mean's,
     the IQM's cause said of tasks whose scores lie apart; the mean's note quotes both designs (it had none: the
     far-apart rows hold). At 10 runs (no far-apart rows) the rows by chance alone, as of that rare event (fix35);
-    beyond 10 nothing."""
+    beyond 10 that the runs are beyond those measured (nothing until audit s36 former36, and the grid's notes)."""
     for runs in (3, 5, 10):
         res = rlstats.bootstrap(_apart_by_chance(runs), "score ~ agent | task", metrics=("iqm", "mean"),
                                 n_resamples=100, normalize=False, rng=0)
         assert res.notes == NOTES[runs], (runs, res.notes)
     res = rlstats.bootstrap(_apart_by_chance(11), "score ~ agent | task", metrics=("iqm", "mean"), n_resamples=100,
                             normalize=False, rng=0)
-    assert not any("lie apart" in n for n in res.notes)
+    apart = [n for n in res.notes if "lie apart" in n]
+    assert len(apart) == 2 and all("11 runs per task is beyond those measured on such data" in n for n in apart)
+    assert not any(n.startswith("11 runs per task are few") for n in res.notes)
 
 
 def test_some_agents_apart_named_and_task_table_says_it():

@@ -552,9 +552,11 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         counts from which its one-task rows hold (audit s19 and s20, the
         ``tasks`` 1 rows, ``_small_runs.ONE_TASK_MIN_RUNS``: the mean's and
         the optimality gap's 0.949-0.981 from there with the Welch bound;
-        the bootstrap-t alone missed on heavy-tailed runs at 20-200 runs,
-        0.920-0.933, and ``"studentized_no_welch"`` withholds them at any
-        count); and for an agent whose runs mostly sit at a cap
+        the bootstrap-t alone missed on heavy-tailed runs, the mean's at
+        20-100 runs (0.919-0.934) and the gap's at 20-30 (0.932), and
+        ``"studentized_no_welch"`` withholds the mean's at any count and
+        gives the gap's from 50 runs, its median's t interval from 20,
+        ``"studentized_unwidened"``'s unwidened median never); and for an agent whose runs mostly sit at a cap
         (three quarters or more at a task's largest or smallest score,
         with fewer than 8 off it for the IQM, 6 for the mean and the
         optimality gap, and for the median whatever the count: on such

@@ -246,7 +246,8 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
 def _apart_rows(interval, metric_key, fewest_runs, by_chance):
     """(runs, rows) of the rows of 3 tasks far apart (``by_chance`` False) or of 3 tasks that overlap with runs apart
     by chance (True) at the most runs simulated at or below ``fewest_runs``; None below or beyond the runs simulated
-    (3 and 5 far apart; 3, 5 and 10 by chance), where nothing is claimed, as the grid's notes."""
+    (3 and 5 far apart; 3, 5 and 10 by chance), where this design's rows claim nothing (beyond every design's runs
+    :func:`_beyond_apart_note` says so, audit s36 former36)."""
     table = _rows_by_runs(interval, metric_key, far_apart=not by_chance, by_chance=by_chance)
     measured = [c for c in table if c <= fewest_runs]
     if not measured or fewest_runs > max(table):
@@ -274,9 +275,13 @@ def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", ta
     quotes the rows by chance as what they are, of data sets whose overlapping tasks' runs lay apart by chance (at most
     ``calibration.APART_BY_CHANCE_SHARE``, 0.034% at 10 runs), so that such data most likely come from tasks far
     apart; it had quoted them alone, as if of these data, and offered metrics=("mean",) beside the mean's rows by
-    chance, which miss (0.53-0.75). The mean is offered only beside its far-apart rows, where they hold."""
+    chance, which miss (0.53-0.75). The mean is offered only beside its far-apart rows, where they hold. Beyond the runs
+    of every design (audit s36 former36): :func:`_beyond_apart_note`, in place of the grid's rows of tasks that
+    overlap."""
     quoted = [(by_chance, found) for by_chance in (False, True)
               if (found := _apart_rows(interval, metric_key, fewest_runs, by_chance))]
+    if not quoted:
+        return _beyond_apart_note(interval, metric_label, metric_key, fewest_runs, whose, task)
     if not any(calibration.misses(row, 0.95) for _, (_, rows) in quoted for row in rows):
         return None
     far = not quoted[0][0]
@@ -303,11 +308,33 @@ def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", ta
     ((at, rows),) = [found for _, found in quoted]
     high = calibration.APART_BY_CHANCE_SHARE[at][1]
     mean = _rows_by_runs(interval, "mean", by_chance=True).get(at, []) if metric_key == "iqm" else []
-    return (f"{text}: {at} runs per task is beyond the {join_and([str(r) for r in far_runs])} runs per task measured "
+    return (f"{text}: {fewest_runs} runs per task is beyond the {join_and([str(r) for r in far_runs])} runs per task "
+            "measured "
             f"on 3 tasks far apart, the design such data most likely come from: 3 tasks whose scores overlap (offsets "
             f"and scales drawn as the grid's) lay their runs apart by chance in at most {100 * high:.2g}% of data sets "
             f"at {at} runs per task; on those, nominal 95% {interval} intervals of the {metric_label} covered "
             f"{_covered(rows)}" + (f" (the mean's {_covered(mean)})" if mean else ""))
+
+
+def _beyond_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", task="task"):
+    """:func:`far_apart_note` beyond the runs of every design measured on data whose tasks' runs lie apart (audit s36
+    former36): the line says so, names the runs measured on each design and what the most of them covered, where some
+    row there misses 95%, else None; it had been None, so that the grid's rows of tasks that overlap were quoted alone
+    (the median's and the optimality gap's at 7-20 runs, measured by chance at 3 and 5 runs alone, covered 0.91 to 0.99
+    on 2 and 5 tasks there where by chance at 5 runs they covered 0.56 to 0.81 and 0.73 to 0.93)."""
+    designs = [(by_chance, table) for by_chance in (False, True)
+               if (table := _rows_by_runs(interval, metric_key, far_apart=not by_chance, by_chance=by_chance))]
+    last = [(by_chance, max(table), table[max(table)]) for by_chance, table in designs]
+    if not last or not any(calibration.misses(row, 0.95) for _, _, rows in last for row in rows):
+        return None
+    named = {False: "3 tasks far apart", True: calibration.APART_BY_CHANCE_WORDS}
+    measured = join_and([f"{join_and([str(r) for r in sorted(table)])} on {named[by_chance]}"
+                         for by_chance, table in designs])
+    covered = " and ".join(f"{_covered(rows)} ({'apart by chance' if by_chance else 'far apart'}, {most} runs per "
+                           "task)" for by_chance, most, rows in last)
+    return (f"{calibration.apart_words(metric_label, task, whose, why=False)}: {fewest_runs} runs per task is beyond "
+            f"those measured on such data, {measured}, so whether nominal 95% {interval} intervals of the "
+            f"{metric_label} reach 95% there is not measured; with the most runs measured they covered {covered}")
 
 
 def expanded_bounds(distribution, estimates, confidence_level, fewest_runs, df):
@@ -583,7 +610,7 @@ STUDENTIZED_MIN_RUNS = 3
 #: at 10-200 runs, Monte Carlo SE 0.005; re-measured by audit s35 former35b on the cell streams of audit s33, whose
 #: numbers these are). The IQM held from 20 runs (0.943-0.969; 10: 0.901 capped), the median of
 #: task means, which is the task's mean there, from 30 (0.937-0.977; 20: 0.935 skewed, a miss, re-measured 0.937, which
-#: holds) with its t interval; since audit s26
+#: holds, so from 20 on today's rows) with its t interval; since audit s26
 #: it takes the mean's interval there (:func:`interval_kinds`). The mean's missed on
 #: heavy-tailed runs at 20-100 runs (0.919-0.934; 0.942 at 200), the optimality gap's at 20-30 (0.932 heavy-tailed; at
 #: 200 0.931, re-measured 0.937, which holds): withheld at every count. With the Welch floor (:func:`welch_floor`, audit
@@ -591,18 +618,30 @@ STUDENTIZED_MIN_RUNS = 3
 #: worst draw 0.940; at 10, 0.934 on skewed runs) and the optimality gap's from 50 (0.954-0.974, worst draw 0.944; at
 #: 30, 0.941 with a worst draw of 0.906 on heavy-tailed runs).
 #: On one task the median of task means takes the mean's interval (:func:`interval_kinds`, audit s26): its count is the
-#: mean's; its own t interval's was 30 (:data:`FORMER_ONE_TASK_MIN_RUNS`). So does an agent's optimality gap where
-#: its every score is at or below gamma, gamma minus its mean there (:func:`interval_kinds`, audit s27).
+#: mean's; its own t interval's is the former defaults' (:data:`FORMER_ONE_TASK_MIN_RUNS`). So does an agent's
+#: optimality gap where its every score is at or below gamma, gamma minus its mean there (:func:`interval_kinds`, audit
+#: s27). A count held only by the most runs measured (200) is no count: the rows must hold from one count on, over
+#: more than the last (``tests/test_audit_s36_former36.py`` computes every count from the rows).
 ONE_TASK_MIN_RUNS = {"iqm": 20, "mean": 20, "median": 20, "optimality_gap": 50}
-#: The same for the former defaults (``"studentized_no_welch"``, ``"studentized_unwidened"``), whose mean's and
-#: optimality gap's one-task rows missed at 20-200 runs (above): withheld at every count (on the streams of audit s33
-#: the gap's hold from 50 runs and the median's t interval from 20; these counts are the measurement's before).
-FORMER_ONE_TASK_MIN_RUNS = {"iqm": 20, "mean": None, "median": 30, "optimality_gap": None}
+#: The same for the former default ``"studentized_no_welch"`` (the bootstrap-t without the Welch floor), on today's
+#: rows (audit s36 former36; they held the counts before audit s35 former35b's re-measure, median 30 and the gap
+#: never, until then): its IQM's interval is the default's (20); its median's t interval (the rows "t interval") held
+#: from 20 runs (0.937-0.969 at 20, worst draw 0.925; at 10, 0.889 on skewed runs); its optimality gap's from 50
+#: (0.937-0.969, worst draw 0.931; at 30 heavy-tailed 0.932, worst draw 0.904); its mean's missed on heavy-tailed runs
+#: at 20-100 runs (0.919-0.934) and held at 200 alone (0.942): withheld at every count.
+FORMER_ONE_TASK_MIN_RUNS = {"iqm": 20, "mean": None, "median": 20, "optimality_gap": 50}
+#: The same for ``"studentized_unwidened"``, whose optimality gap is ``"studentized_no_welch"``'s (neither widens nor
+#: floors it) and whose mean's and median's intervals lack the skew widening: neither is in the table on one task. The
+#: median's unwidened t interval missed on skewed runs at 20, 30 and 100 runs (0.892, 0.919 and 0.913 of 480 nominal 95%
+#: intervals, Monte Carlo SE 0.010; 0.925 at 50, 0.933 at 200; ``tests/reference/coverage_one_task_unwidened.py``,
+#: audit s36 former36), where it was given from 30 runs on the widened interval's rows: withheld at every count.
+UNWIDENED_ONE_TASK_MIN_RUNS = {**FORMER_ONE_TASK_MIN_RUNS, "median": None}
 
 
 def one_task_min_runs(interval="studentized"):
     """{metric: fewest runs from which ``interval``'s studentised interval is given on one task (None: never)}."""
-    return ONE_TASK_MIN_RUNS if interval == "studentized" else FORMER_ONE_TASK_MIN_RUNS
+    return {"studentized": ONE_TASK_MIN_RUNS,
+            "studentized_unwidened": UNWIDENED_ONE_TASK_MIN_RUNS}.get(interval, FORMER_ONE_TASK_MIN_RUNS)
 
 
 class StandardErrors:
@@ -883,8 +922,11 @@ def _one_task_shortfall(metric, interval="studentized"):
     ``metric`` that misses 95% from ``GRID_MOST_RUNS`` runs on (the reason its interval is withheld on one task
     whatever the runs), or None. How it misses: :func:`rlstats.calibration.miss_clause`, with the worst draw's
     coverage before it where only that draw misses. The former defaults read the rows of ``"studentized_no_welch"``
-    (the one measured on one task before the Welch floor; ``"studentized_unwidened"`` differs from it in the mean's
-    skew widening alone)."""
+    (the one measured on one task before the Welch floor); ``"studentized_unwidened"`` its optimality gap's alone, the
+    same interval: its mean's and median's lack the skew widening, and their rows on one task are not in the table
+    (audit s36 former36: the widened interval's rows were quoted for them)."""
+    if interval == "studentized_unwidened" and metric in ("mean", "median"):
+        return None
     measured = "studentized" if interval == "studentized" else "studentized_no_welch"
     rows = [r for r in _rows_by_runs(measured, metric, True).items() if r[0] >= GRID_MOST_RUNS]
     missed = [row for _, group in rows for row in group if calibration.misses(row, 0.95)]
@@ -928,9 +970,14 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
                 lows.setdefault(low[3], []).append(
                     f"the {metric_label(m)}'s {low[0]:.3f} at {low[1]} {low[2]} runs")
         there = "; ".join(f"{join_and(items)}, {clause}" for clause, items in lows.items())
+        # a former default's interval with no one-task rows of its own (studentized_unwidened's mean and median:
+        # audit s36 former36, where the widened interval's rows were quoted)
+        bare = [f"the {metric_label(m)}'s" for m, (_, low) in never.items() if not low]
+        unmeasured = f"{join_and(bare)} not in the calibration table on one task" if bare else ""
         said.append(f"{join_and(f'the {metric_label(m)}' + chr(39) + 's' for m in never)} are withheld whatever the "
                     "runs"
-                    + (f" (there {there})" if lows else ""))
+                    + (f" ({'; '.join(part for part in (there and f'there {there}', unmeasured) if part)})"
+                       if lows or bare else ""))
     # more runs help only a metric given from some count
     tasks = plural(task)  # the data's blocks by their column (audit s33 words33b); the simulations keep "task"
     more = tasks if all(table.get(kinds[j]) is None for j in np.nonzero(withheld)[1]) else f"runs or {tasks}"

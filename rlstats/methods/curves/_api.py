@@ -1092,6 +1092,16 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                 notes += _calibration_notes(band[int(np.flatnonzero(apart)[0])], min(np.array(by_agent)[apart]),
                                             n_tasks, "studentized", about_bands, far, far_apart=whose)
                 measured.update({b: min(value, measured.get(b, value)) for b, value in far.items()})
+            # the gap's own bands have no rows of either design (audit s36 former36): said, not left to the grid's
+            unmeasured = [a for a, b in enumerate(band) if b.statistic_name not in APART_STATISTICS
+                          and b.statistic_name == options.statistic_name and _tasks_apart(*per_agent[a], given[a])]
+            if unmeasured:
+                whose = ("" if len(unmeasured) == k else
+                         f" of {listed(names_shown([design.agents[a] for a in unmeasured], design.agents), 4)}")
+                label = _label(options.statistic_name)
+                notes.append(f"{calibration.apart_words(label, 'task', whose, why=False)}: the bands of the {label} "
+                             "have not been measured on such data (the rows of 3 tasks far apart and of runs apart by "
+                             f"chance are of the bands of {join_and([f'the {_label(s)}' for s in APART_STATISTICS])})")
             if as_mean.any() and not capped:  # and the gap's rows of those agents where the truth crosses gamma
                 # (audit s28; none where the known bounds put every score at or below gamma, audit s29 minmax29)
                 reads = _runs_read(fewest[as_mean], logged_fewest[as_mean], given[as_mean])
@@ -1564,7 +1574,18 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
         return [about_bands[-1]]
     runs_grid = sorted({int(row["runs"]) for row in rows if int(row["runs"]) <= runs_per_task})
     if far_apart is not None and runs_per_task > max(int(row["runs"]) for row in rows):
-        return []  # one design, at 3 and 5 runs: beyond them nothing is claimed (bootstrap()'s far_apart_note)
+        # beyond the runs measured on such data (audit s36 former36: nothing was said, and the grid's rows of tasks
+        # that overlap were read alone; bootstrap()'s far_apart_note says so alike)
+        label = _label(options.statistic_name)
+        designs = join_and([f"{join_and(sorted({row['runs'] for row in rows if row['configuration'] == c}, key=int))}"
+                            f" on {words}" for c, words in ((calibration.FAR_APART, "3 tasks far apart"),
+                                                            (calibration.APART_BY_CHANCE,
+                                                             calibration.APART_BY_CHANCE_WORDS))
+                            if any(row["configuration"] == c for row in rows)])
+        about_bands.append(f"{calibration.apart_words(label, 'task', far_apart, why=False)}: {runs_per_task} runs per "
+                           f"task is beyond those measured on such data for the bands of the {label}, {designs}, so "
+                           "their coverage there is not measured")
+        return [about_bands[-1]]
     if not runs_grid:
         return []
     kinds = [("simultaneous", options.confidence_level), ("pointwise", options.confidence_level)]
@@ -1577,6 +1598,10 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
             continue
         if far_apart is not None:  # audit s35 apart35: both designs whose data tasks_apart reads as apart
             note = _apart_note(options, rows, band, level, runs_per_task, far_apart)
+            if band == "difference" and notes:  # no rows of either design (audit s36 former36): said beside them
+                notes.append(f"{calibration.apart_words(_label(options.statistic_name), 'task', far_apart, why=False)}"
+                             ": the difference bands have not been measured on such data (the rows of both designs "
+                             "are of each agent's bands)")
             if note is not None:
                 notes.append(note[0])
                 if band != "difference":
