@@ -25,6 +25,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import rlstats
 
@@ -73,3 +74,25 @@ def test_the_joint_fit_keeps_the_means_of_tasks_that_vary_little():
     # before bayes36 (measured): C > B > A with probability 1.0; its snapping: six orderings of 0.12 to 0.21
     assert orderings["ordering"].tolist() == ["C > B > A"]
     assert orderings["probability"].tolist() == [1.0]
+
+
+@pytest.mark.xfail(strict=True, reason="audit s36 rv36b: the notes call a factor on the deviations an SD ratio")
+def test_the_spread_notes_word_the_rows_as_simulated():
+    """equivalence()'s notes of unlike spreads quote rows whose configuration "spread r" multiplies one agent's
+    deviations by r (before a cap: on capped scores 1/2 is an SD ratio of 1/1.73, 8 of 6.7; tests/reference/
+    spread_ruled_out.py); they said "SD ratio r", and their counts "20000" where other notes say "20,000"."""
+    from scipy import stats
+
+    x = stats.norm.ppf((np.arange(100) + 0.5) / 100)      # 100 runs of one spread rule the rows' spreads out
+    frame = pd.DataFrame({"agent": ["A"] * 100 + ["B"] * 100, "task": "t1", "score": np.r_[x, x + 0.01]})
+    result = rlstats.equivalence(frame, "score ~ agent | task", margin=1.0, aggregate=None, progress=False, rng=0)
+    (note,) = [n for n in result.notes if "ruled out on t1" in n]
+    assert "in up to 0.0028 of 20,000 simulated tasks: capped scores, deviations x 1/2, 100 runs of each agent" in note
+    # the note of a declared task whose runs do not rule them out (audit s23 equiv23's runs): each row's factor
+    a, b = [1.0, 1.1, 0.9, 1.05, 0.95], [0.6, 0.7, 0.8, 1.5, 1.4]
+    frame = pd.DataFrame({"agent": ["A"] * 5 + ["B"] * 5, "task": "t1", "score": a + b})
+    (note,) = [n for n in rlstats.equivalence(frame, "score ~ agent | task", margin=1.0, alternative="noninferior",
+                                              control="B", aggregate=None, progress=False).notes
+               if "true spreads differ" in n]
+    assert "in up to 0.179 of 4,000 simulated tests per task on skewed scores (deviations x 1/8) and 0.159 on capped " \
+           "scores (deviations x 8) (delta = -margin" in note
