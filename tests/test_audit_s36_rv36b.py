@@ -25,7 +25,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import rlstats
 
@@ -76,11 +75,11 @@ def test_the_joint_fit_keeps_the_means_of_tasks_that_vary_little():
     assert orderings["probability"].tolist() == [1.0]
 
 
-@pytest.mark.xfail(strict=True, reason="audit s36 rv36b: the notes call a factor on the deviations an SD ratio")
 def test_the_spread_notes_word_the_rows_as_simulated():
     """equivalence()'s notes of unlike spreads quote rows whose configuration "spread r" multiplies one agent's
     deviations by r (before a cap: on capped scores 1/2 is an SD ratio of 1/1.73, 8 of 6.7; tests/reference/
-    spread_ruled_out.py); they said "SD ratio r", and their counts "20000" where other notes say "20,000"."""
+    spread_ruled_out.py); they said "SD ratio r", and their counts "20000" where other notes say "20,000".  Now
+    "deviations x r" (docs/calibration.md says so) and the counts by format.integer."""
     from scipy import stats
 
     x = stats.norm.ppf((np.arange(100) + 0.5) / 100)      # 100 runs of one spread rule the rows' spreads out
