@@ -142,22 +142,23 @@ def test_note_quotes_the_row_of_the_design():
                     "runs (t1: SDs 5.3 times apart); if the two agents' true spreads differ there (SD ratio, the 1st "
                     "agent's over the 2nd's, 1/8 to 1/2 or 2 to 8; their runs do not rule it out: Bonett's 99% "
                     "interval of the SD ratio reaches past 1/1.7 to 1.7), Welch's t declared non-inferiority falsely, "
-                    "at a true difference of exactly the margin and alpha = 0.05, in up to 0.179 of 4000 simulated "
-                    "tests per task on skewed scores (SD ratio 1/8) and 0.159 on capped scores (SD ratio 8) (delta = "
+                    "at a true difference of exactly the margin and alpha = 0.05, in up to 0.179 of 4,000 simulated "
+                    "tests per task on skewed scores (deviations x 1/8) and 0.159 on capped scores (deviations x 8) "
+                    "(delta = "
                     "-margin, measured at 5 runs of each agent; heavy-tailed scores at most 0.063; the calibration "
                     "table's 'spread' rows); no test tried in Welch's place held alpha there (a bootstrap-t, Hall's "
                     "t, Welch's t on fewer df)")
     # lower scores better: the mirrored rows (agent 2's SD 1/8 of agent 1's, +margin), the same worst shares
     (note,) = _notes(_frame(A, B), higher_is_better=False)
     assert "(SD ratio, the 2nd agent's over the 1st's, 1/8 to 1/2 or 2 to 8; " in note
-    assert "0.179 of 4000 simulated tests per task on skewed scores (SD ratio 1/8) and 0.159 on capped scores " \
-           "(SD ratio 8) (delta = +margin, measured at 5 runs of each agent; " in note
+    assert "0.179 of 4,000 simulated tests per task on skewed scores (deviations x 1/8) and 0.159 on capped " \
+           "scores (deviations x 8) (delta = +margin, measured at 5 runs of each agent; " in note
     # TOST: the worst row of either margin (skewed 0.171 at -margin, capped 0.170 at +margin), each row's margin
     (note,) = _notes(_frame(A, B), alternative="equivalence")
     assert "'equivalent' with runs alike" in note and "equivalence falsely, at a true difference of exactly the " \
-           "margin and alpha = 0.05, in up to 0.171 of 4000 simulated tests per task on skewed scores (SD ratio " \
-           "1/8, delta = -margin) and 0.170 on capped scores (SD ratio 8, delta = +margin) (measured at 5 runs of " \
-           "each agent; " \
+           "margin and alpha = 0.05, in up to 0.171 of 4,000 simulated tests per task on skewed scores (deviations " \
+           "x 1/8, delta = -margin) and 0.170 on capped scores (deviations x 8, delta = +margin) (measured at 5 " \
+           "runs of each agent; " \
            in note
     # SDs alike (1.6 times apart, numpy's 0.0791 and 0.1275; the old gate printed nothing): the same conditional
     (note,) = _notes(_frame(A, [0.9, 1.0, 1.1, 1.15, 0.85]))
@@ -173,10 +174,10 @@ def test_note_across_tasks_and_its_invariances():
     assert "A vs B, 5 vs 5 runs (across tasks: the agents' parts of its standard error 5.3 times apart, t1: SDs 5.3 " \
         "times apart" \
         in note
-    assert "0.159 on capped scores (SD ratio 8), 0.141 of 1000 across 5 tasks on skewed scores (SD ratio 1/8) and " \
-        "0.093 on capped scores (SD ratio 8) (delta = -margin, measured at 5 runs of each agent; " in note
+    assert "0.159 on capped scores (deviations x 8), 0.141 of 1,000 across 5 tasks on skewed scores (deviations x " \
+        "1/8) and 0.093 on capped scores (deviations x 8) (delta = -margin, measured at 5 runs of each agent; " in note
     row = _table_size("noninferior", "welch_mean", 5, "spread 1/8", tasks=5)
-    assert f"{1 - float(row['coverage']):.3f} of 1000 across 5 tasks on skewed" in note and row["coverage"] == "0.859"
+    assert f"{1 - float(row['coverage']):.3f} of 1,000 across 5 tasks on skewed" in note and row["coverage"] == "0.859"
     # units: the same note (the SDs' ratios, not the SDs)
     assert _notes(_frame(A, B, tasks, scale=100.0), margin=100.0) == [note]
     assert _notes(frame.sample(frac=1.0, random_state=3)) == [note]

@@ -64,8 +64,8 @@ def test_note_of_the_aggregate(spread):
     assert "A vs B, 5 vs 5 runs (across tasks: the agents' parts of its standard error 4.7 times apart, the " \
         "aggregate (mean), " \
         in note
-    assert "; the mean's aggregate test in up to 0.084 of 500 (5 tasks, 3-10 runs of each agent, SD ratio 1/4 and " \
-        "4, skewed and capped scores; above alpha by more than 3 Monte Carlo standard errors; " in note
+    assert "; the mean's aggregate test in up to 0.084 of 500 (5 tasks, 3-10 runs of each agent, deviations x " \
+        "1/4 and 4, skewed and capped scores; above alpha by more than 3 Monte Carlo standard errors; " in note
     assert "aggregate='iqm' there at most 0.056" in note
     (note,) = _notes(frame, aggregate="iqm", rng=1)
     assert "; the IQM's aggregate test in up to 0.056 of 500 (5 tasks, " in note
@@ -82,7 +82,7 @@ def test_note_of_the_aggregate(spread):
                     "interval of the SD ratio reaches past 1/1.7 to 1.7), the mean's aggregate test declared "
                     "non-inferiority falsely, at a true difference "
                     "of exactly the margin and alpha = 0.05, in up to 0.084 of 500 (5 tasks, 3-10 runs of each agent, "
-                    "SD ratio 1/4 and 4, skewed and capped scores; above alpha by more than 3 Monte Carlo standard "
+                    "deviations x 1/4 and 4, skewed and capped scores; above alpha by more than 3 Monte Carlo standard "
                     "errors; aggregate='iqm' there at most 0.056)")
     assert _notes(frame, aggregate="iqm", rng=1, across="paired_t", margin=0.3) == []  # the IQM's held alpha
     # a reduced run of the script's measurement (the mean's, skewed, 5 runs, spread 1/4, 40 data sets)

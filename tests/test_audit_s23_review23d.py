@@ -57,7 +57,7 @@ def test_unlike_spread_note_says_the_rows_runs_beyond_the_grid():
     declared(), 4,000 data sets a point, seed 2326: skewed SD ratio 1/8 0.143 and 0.109; capped 8 0.093 and 0.070),
     so the note says the rows are of the most runs simulated, and 2 runs' of the fewest."""
     (note,) = _spread_note(_equivalence_frame(50))
-    assert "0.156 of 4000 simulated tests per task on skewed scores (SD ratio 1/8)" in note
+    assert "0.156 of 4,000 simulated tests per task on skewed scores (deviations x 1/8)" in note
     assert "(delta = -margin, measured at 10 runs of each agent, the most simulated; " in note
     (note,) = _spread_note(_equivalence_frame(2))
     assert "(delta = -margin, measured at 3 runs of each agent, the fewest simulated; " in note

@@ -65,8 +65,8 @@ def test_note_quotes_the_rows_at_the_runs_nearest(runs, quoted):
     (note,) = [n for n in result.notes if "ruled out on t1" in n]
     share = {30: "0.0067", 100: "0.0028"}[quoted]
     beyond = ", the most simulated" if runs > 100 else ""
-    assert (f"within 1/1.7 to 1.7; wrongly, at the rows' spreads, in up to {share} of 20000 simulated tasks: capped "
-            f"scores, SD ratio 1/2, {quoted} runs of each agent{beyond}") in note
+    assert (f"within 1/1.7 to 1.7; wrongly, at the rows' spreads, in up to {share} of 20,000 simulated tasks: capped "
+            f"scores, deviations x 1/2, {quoted} runs of each agent{beyond}") in note
     missed = ", above 0.005 by more than 3 Monte Carlo standard errors; " in note
     assert missed == (quoted == 30)
     assert note.endswith("the calibration table's 'equivalence.spread_ruled_out' rows)")

@@ -125,8 +125,9 @@ def hierarchical_probabilities(x, rope, rng):
                                 sigma0_high=1000 * np.maximum(means.std(axis=1), 1e-12),
                                 sigma_high=np.full(part.shape[0], 1000.0))
         # each data set its own stream (kernels.gibbs takes one a pair), seeded from rng; the inputs as they were when
-        # the rows were measured: bayes() has read them on kernels.snapped's grid since audit s36 (each moved by at
-        # most 2^-21 of the scale; on 30 small designs no P(better) moved and delta0's mean by 8e-7 relative, median)
+        # the rows were measured: bayes() has read them on kernels.snapped's grid since audit s36 (each sum moved by at
+        # most 2^-21 of its task's spread; on 30 small designs no P(better) moved and delta0's mean by 8e-7 relative,
+        # median)
         streams = [np.random.SeedSequence(int(k)) for k in rng.integers(2 ** 63, size=part.shape[0])]
         chains, _ = kernels.gibbs(sums / scale, counts, within / np.square(scale), priors, streams, 8, 300, 1000)
         delta0 = (chains.delta0 * scale[:, :, None]).reshape(part.shape[0], -1)

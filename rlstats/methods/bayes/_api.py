@@ -1030,8 +1030,9 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     def run(members, keep, factor):
         s = scale[members][:, None]
         # the standardised statistics on kernels.snapped's grid, so that the scores' units give the same draws (audit
-        # s36 bayes36: a shift's rounding, 1e-12 of them, parted the chains)
-        x_sums = kernels.snapped(mirror[members][:, None] * sums[members][:, keep] / s)
+        # s36 bayes36: a shift's rounding, 1e-12 of them, parted the chains), each task's sums on a grid of its own
+        # spread (audit s36 rv36b: on the pair's, a task of spread 5e-4 beside a scale of 2.8e5 lost its mean)
+        x_sums = kernels.snapped(mirror[members][:, None] * sums[members][:, keep] / s, unit=sd[members][:, keep] / s)
         x_counts = counts[members][:, keep]
         x_within = kernels.snapped(within[members][:, keep] / np.square(s), relative=True)
         means = x_sums / x_counts
@@ -1370,8 +1371,9 @@ def _joint_orderings(design, options, ss, cells, notes):
     # each task's runs less the reference's mean there (the task means mu_i have a flat prior, so this moves only
     # them), over the scale and on kernels.snapped's grid, the priors' bounds too: a shift or scale of the scores gives
     # the same draws (audit s36 bayes36: the runs' own sums carried a shift's size into every sweep, 1e-9 of the draws
-    # at + 1e6)
-    centred = kernels.snapped((sums - counts * means[ref]) / scale)
+    # at + 1e6); each agent's sum on a task on a grid of its runs' own spread there (audit s36 rv36b: on one grid of
+    # the scale, runs of spread 5e-4 beside a scale of 2.8e5 had their mean rounded to the reference's)
+    centred = kernels.snapped((sums - counts * means[ref]) / scale, unit=np.sqrt(variance) / scale)
     squares = kernels.snapped(within / scale ** 2, relative=True)
     spread_means = np.maximum((means[others] - means[ref]).std(axis=1) / scale, 1e-12)
     priors = kernels.Priors(delta_high=kernels.snapped(spread, relative=True),

@@ -31,8 +31,8 @@ KEPT_DRAWS = 1_000
 #: chance below 0.049^2 = 0.0024 (at shape 1, the least acceptance), and then the pair's own extra stream draws it
 LAMBDA_TRIES = 2
 
-#: the grid on which the hierarchical sampler reads its standardised inputs (:func:`snapped`): 2^-20 of the pair's
-#: scale (the mean over tasks of the differences' standard deviation), about 1e-6 of it, for the sums; a step of at
+#: the grid on which the hierarchical sampler reads its standardised inputs (:func:`snapped`): 2^-20 of each task's
+#: own spread (its differences' standard deviation, to a power of 2), about 1e-6 of it, for the sums; a step of at
 #: most 2^-20 of the value for the squares and the priors' bounds
 SNAP_BITS = 20
 
@@ -314,24 +314,30 @@ def _log_nu_terms(m, log_m, q):
     return log_m - q * (_special().betaln(0.5 + 0.5 * m, 0.5) + 0.5 * np.log1p(m))
 
 
-def snapped(values: ArrayLike, relative: bool = False) -> NDArray[np.float64]:
-    """``values`` rounded to a grid of :data:`SNAP_BITS`: 2^-20 apart (``relative``: a step of at most 2^-20 of the
-    value, 21 significant bits, so that a small positive value is never rounded to 0), to the nearest point, ties to
-    even.
+def snapped(values: ArrayLike, relative: bool = False, unit: ArrayLike = 1.0) -> NDArray[np.float64]:
+    """``values`` rounded to a grid of :data:`SNAP_BITS`: 2^-20 of ``unit`` apart (``unit`` to a power of 2 below it:
+    a step 2^-21 to 2^-20 of it, broadcast against ``values``; ``relative``: a step of at most 2^-20 of the value, 21
+    significant bits, so that a small positive value is never rounded to 0), to the nearest point, ties to even.
 
     The Gibbs sampler's draws are not a smooth function of its inputs: a sweep can amplify a perturbation of 1e-11 a
     million times (where sigma0 is small), until a Metropolis or rejection decision flips and the chains part.  The
     standardised inputs of scores shifted by 1e4 are those of the scores to about 1e-12 (the shifted scores' own
     rounding), so read as they come they gave other chains (audit s35 meta35: p_better 0.6384 -> 0.6397).  Rounded to
     this grid, they are the same numbers unless one lies within that rounding of a point halfway between two of the
-    grid's, a chance of about the rounding / the grid's step each, and the draws are then the same bit for bit (audit
-    s36 bayes36, 5 tasks x 4 runs of scores ~ 20 whose differences spread by 1: some input of a pair moved in 3e-5 of
-    the pairs at + 1e4, 1.1e-3 at + 1e6; a grid of 2^-30 would move 0.017 and 0.67).
-    The grid's step is far below anything the posterior resolves (1e-6 of the scale, where its Monte Carlo error is
-    about 1e-2), and a scale of the scores does not move it: the inputs are in units of the pair's own scale.
+    grid's (or a ``unit`` within it of a power of 2), a chance of about the rounding / the grid's step each, and the
+    draws are then the same bit for bit (audit s36 rv36b, 1.2 million pairs of 5 tasks x 4 runs of scores ~ 20 whose
+    differences spread by 1: some input of a pair moved in 2.3e-5 of the pairs at + 1e4, 1.5e-3 at + 1e6, none under
+    a scale; bayes36's one grid of 2^-20 of the pair's scale, 1.6e-5 and 1.1e-3; a grid of 2^-30, 0.017 and 0.67).
+    The sampler's sums take their task's own spread as ``unit`` (its runs' standard deviation, in the standardised
+    units): the grid's step is then far below anything the posterior resolves of each task (1e-6 of the task's
+    spread, where the posterior of the task's mean spreads over its spread / sqrt(runs) and its Monte Carlo error is
+    about 1e-2 of that), and a scale of the scores does not move it (audit s36 rv36b: on one grid for the pair, a task
+    whose differences varied by 5e-4 beside a pair's scale of 2.8e5 had its mean, -0.005, rounded to 0).
 
     >>> snapped([1 + 2.0 ** -22, -3e-8, 0.0]).tolist()
     [1.0, 0.0, 0.0]
+    >>> snapped([-3e-8, 1 + 2.0 ** -22], unit=[1e-6, 3.0]).tolist()    # steps 2^-40 and 2^-19
+    [-2.999968273798004e-08, 1.0]
     >>> low, high = snapped([1e-30, 1e-30 * (1 + 1e-12)], relative=True)
     >>> bool(low == high), bool(abs(low / 1e-30 - 1) < 2.0 ** -20)
     (True, True)
@@ -340,9 +346,13 @@ def snapped(values: ArrayLike, relative: bool = False) -> NDArray[np.float64]:
     if relative:
         fraction, exponent = np.frexp(values)      # fraction in [0.5, 1): times 2^21, an integer of 21 bits
         return np.ldexp(np.round(np.ldexp(fraction, SNAP_BITS + 1)), exponent - (SNAP_BITS + 1))
-    grid = np.ldexp(np.round(np.ldexp(values, SNAP_BITS)), -SNAP_BITS)   # multiplying by 2^k is exact
-    # beyond 2^40, floats are coarser than the grid; + 0.0 makes a -0.0 (a small negative value's point) 0.0
-    return np.where(np.abs(values) < 2.0 ** 40, grid, values) + 0.0
+    # unit in [2^(e - 1), 2^e): values on the grid of 2^(e - 1 - SNAP_BITS), as integers; multiplying by 2^k is exact
+    bits = SNAP_BITS + 1 - np.frexp(np.asarray(unit, dtype=np.float64))[1]
+    with np.errstate(over="ignore"):
+        steps = np.ldexp(values, bits)
+    # beyond 2^60 steps, floats are coarser than the grid (and 2^k may overflow); + 0.0 makes a -0.0 (a small
+    # negative value's point) 0.0
+    return np.where(np.abs(steps) < 2.0 ** 60, np.ldexp(np.round(steps), -bits), values) + 0.0
 
 
 def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArray[np.float64], priors: Priors,

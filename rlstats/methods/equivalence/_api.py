@@ -25,7 +25,7 @@ from ...cost import admit, shows, timed_bar
 from ...connectivity import tasks_way
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, agent_named, label_named, label_value, shown
-from ...format import a_or_an, count, join_and, listed, plural, signif, verb
+from ...format import a_or_an, count, integer, join_and, listed, plural, signif, verb
 from ...normalization import warn_raw_scales
 from ...options import (MAX_RESAMPLES, UNITS_SLIP, band_beyond_scores, check_bool, check_choice,
                        check_cost_options, check_fraction, check_resamples, is_finite_number)
@@ -1475,10 +1475,12 @@ UNLIKE_AGGREGATE = {"noninferior": {"iqm": (True, 0.056, 500), "mean": (False, 0
 
 
 def _spread_ruled_out_words(runs):
-    """``"; wrongly, at the rows' spreads, in up to 0.0067 of 20000 simulated tasks: ..."``: the worst
+    """``"; wrongly, at the rows' spreads, in up to 0.0067 of 20,000 simulated tasks: ..."``: the worst
     :data:`SPREAD_RULED_OUT` row at the runs measured nearest each ruled-out task's fewest (``runs``,
     :func:`rlstats.calibration.nearest_count`), the one missing its level where one does (:func:`calibration.shortfall`,
-    worded by :func:`calibration.miss_clause`); empty where the table has no such rows (audit s36 calib36)."""
+    worded by :func:`calibration.miss_clause`); empty where the table has no such rows (audit s36 calib36).  The row
+    is worded as it was simulated, one agent's deviations times its factor ("deviations x 1/2"): on capped scores the
+    cap makes that another SD ratio (1/2 is 1/1.73; audit s36 rv36b: the note said "SD ratio 1/2")."""
     rows = calibration.rows(SPREAD_RULED_OUT)
     if not rows or not runs:
         return ""
@@ -1493,8 +1495,9 @@ def _spread_ruled_out_words(runs):
     share = 1 - float(row["coverage"])
     missed = (", " + calibration.miss_clause(row, level, size=True, target=f"{1 - level:g}")
               if calibration.misses(row, level) else "")
-    return (f"; wrongly, at the rows' spreads, in up to {signif(share, 2)} of {row['n_sim']} simulated tasks: "
-            f"{row['distribution'].replace('_', '-')} scores, SD ratio {row['configuration'].removeprefix('spread ')}, "
+    return (f"; wrongly, at the rows' spreads, in up to {signif(share, 2)} of {integer(row['n_sim'])} simulated "
+            f"tasks: {row['distribution'].replace('_', '-')} scores, deviations x "
+            f"{row['configuration'].removeprefix('spread ')}, "
             f"{count(n, 'run')} of each agent{beyond}{missed}; the calibration table's '{SPREAD_RULED_OUT}' rows")
 
 
@@ -1645,10 +1648,12 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
 
     def share(scope, family, lead):
         row = quotes[scope, family]
-        details = [f"SD ratio {row['configuration'].partition(', spread ')[2]}"] + \
+        # the row as simulated: one agent's deviations times r, an SD ratio of r but on capped scores (8 is 6.7: the
+        # cap shortens the wider spread; audit s36 rv36b)
+        details = [f"deviations x {row['configuration'].partition(', spread ')[2]}"] + \
             ([] if common["side"] else [side(row)]) + ([] if common["runs"] else [runs_words(int(row["runs"]))])
         where = (" simulated tests per task" if scope == "task" else f" across {row['tasks']} tasks") if lead else ""
-        of = f" of {row['n_sim']}" if lead else ""
+        of = f" of {integer(row['n_sim'])}" if lead else ""
         return f"{1 - float(row['coverage']):.3f}{of}{where} on {family.replace('_', '-')} scores ({', '.join(details)})"
 
     def scope_words(scope):
@@ -1656,8 +1661,8 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
         return " and ".join(share(scope, f, k == 0) for k, f in enumerate(families))
 
     label = {"iqm": "the IQM's", "mean": "the mean's"}.get(options.aggregate)
-    aggregate_text = (f"{label} aggregate test in up to {worst:.3f} of {n_sim} (5 tasks, 3-10 runs of each agent, "
-                      "SD ratio 1/4 and 4, skewed and capped scores; "
+    aggregate_text = (f"{label} aggregate test in up to {worst:.3f} of {integer(n_sim)} (5 tasks, 3-10 runs of each "
+                      "agent, deviations x 1/4 and 4, skewed and capped scores; "
                       + ("within alpha's 3 Monte Carlo standard errors)" if held else
                          "above alpha by more than 3 Monte Carlo standard errors; aggregate='iqm' there at most "
                          f"{measured_aggregate['iqm'][1]:.3f})")) if aggregate else ""
