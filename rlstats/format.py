@@ -543,8 +543,8 @@ def latex_float(spec: str, header: str, rows: Sequence[str], width: float, capti
     said = [f"Note: {latex_escape(note)}" + ("" if note.endswith(".") else ".") + r"\par" for note in notes]
     groups = _note_groups(said, room, caption if len(parts) == 1 else None, len(parts[-1] or ()))
     if len(groups) > 1:
-        comment += (f"; its notes are taller than a page beside it, so {len(groups) - 1} more float"
-                    f"{'s' if len(groups) > 2 else ''} after it hold{'' if len(groups) > 2 else 's'} them, numbered "
+        comment += (f"; its notes are taller than a page beside it, so {len(groups) - 1} more "
+                    f"{plural('float', len(groups) - 1)} after it {verb(len(groups) - 1, 'holds')} them, numbered "
                     "as the same table")
     parts += [None] * (len(groups) - 1)  # floats of notes alone
     lines = [comment]
