@@ -178,15 +178,24 @@ DOUBLE_DIGITS = 17
 INTERVAL_COLUMNS = ("estimate", "conf_low", "conf_high", "conf_low_simultaneous", "conf_high_simultaneous")
 
 
-def _merged(block, digits):
+#: values of a level this near, relative to the larger, are one number below 10 ** MAX_DIGITS: arithmetic's few ulps
+#: (an IQM interval of constant runs, 0.3923076923076924 [...924, ...925]), which 15 digits cannot show alike (they
+#: round to ...692 and ...693) and no score measures (audit s36 rv36c); from 10 ** MAX_DIGITS every digit a double
+#: holds is printed (:data:`DOUBLE_DIGITS`), each ulp read back, so there none are one
+SAME_RELATIVE = 1e-13
+
+
+def _merged(block, digits, same=0.0):
     """How many of the distinct values of ``block``'s rows (each an interval: an estimate and its bounds, a mean and
     mean + SD) read as the next of its row at ``digits``: neighbours in a row's order, only those near enough to
-    round alike (within 10 ** (their exponent - digits + 2)) printed to see."""
+    round alike (within 10 ** (their exponent - digits + 2)) printed to see, and not within ``same`` of the larger
+    (relative: one number)."""
     rows = np.sort(block, axis=1)  # NaN last, and never a neighbour that differs (NaN > x is False)
     low, high = rows[:, :-1], rows[:, 1:]
     with np.errstate(invalid="ignore", divide="ignore"):
-        size = np.floor(np.log10(np.maximum(np.abs(low), np.abs(high))))
-        near = (high > low) & (high - low < 10.0 ** (size - digits + 2))
+        larger = np.maximum(np.abs(low), np.abs(high))
+        size = np.floor(np.log10(larger))
+        near = (high - low > same * larger) & (high - low < 10.0 ** (size - digits + 2))
     return sum(signif(a, digits) == signif(b, digits) for a, b in zip(low[near], high[near]))
 
 
@@ -214,18 +223,18 @@ def level_digits(values: object, digits: int = DIGITS) -> int:
     if not finite.size:
         return digits
     largest = np.abs(finite).max()
-    most = MAX_DIGITS if largest < 10.0 ** MAX_DIGITS else DOUBLE_DIGITS
-    apart = _merged(block, most)  # what even the most digits read alike: one number, as doubles go
-    if largest < 10.0 ** DIGITS and _merged(block, digits) <= apart:
+    most, same = (MAX_DIGITS, SAME_RELATIVE) if largest < 10.0 ** MAX_DIGITS else (DOUBLE_DIGITS, 0.0)
+    apart = _merged(block, most, same)  # what even the most digits read alike: one number, as doubles go
+    if largest < 10.0 ** DIGITS and _merged(block, digits, same) <= apart:
         return digits
     top = math.floor(math.log10(largest))
     frame = pd.DataFrame(block)
     spreads = np.concatenate([(frame.max() - frame.min()).to_numpy(),
                               (frame.max(axis=1) - frame.min(axis=1)).to_numpy()])
-    spreads = spreads[np.isfinite(spreads) & (spreads > 0)]
+    spreads = spreads[np.isfinite(spreads) & (spreads > same * largest)]
     need = top + 1 if not spreads.size else max(top + 1, top - math.floor(math.log10(spreads.min())) + 3)
     wide = min(most, max(digits, need))
-    while wide < most and _merged(block, wide) > apart:  # an estimate nearer a bound than the width's 3 digits
+    while wide < most and _merged(block, wide, same) > apart:  # an estimate nearer a bound than the width's 3 digits
         wide += 1
     # values that ``digits`` print exactly (a count of 100000, a step 2000000) keep their print: nothing to lose
     return wide if any(float(signif(v, digits)) != float(signif(v, wide)) for v in finite) else digits
@@ -245,8 +254,10 @@ def signif_levels(values: object, digits: int = DIGITS, among: pd.DataFrame | No
     array = np.asarray(values, dtype=float)
     flat = array.ravel()
     wide = level_digits(flat[None, :] if array.ndim < 2 else array, digits)
-    if among is not None:
-        table = max(_level_digits(among, DIGITS).values(), default=DIGITS)
+    if among is not None:  # the table's levels (its interval's columns where it has them), not its statistics
+        widths = _level_digits(among, DIGITS)
+        levels = [w for j, w in widths.items() if among.columns[j] in INTERVAL_COLUMNS] or list(widths.values())
+        table = max(levels, default=DIGITS)
         wide = table if table > DIGITS else min(wide, max(digits, DIGITS))
     return [as_fixed(signif(v, wide), v) if wide > digits else signif(v, wide) for v in flat]
 
@@ -254,18 +265,21 @@ def signif_levels(values: object, digits: int = DIGITS, among: pd.DataFrame | No
 def _level_digits(frame, digits):
     """{column position: significant digits} for the float columns (p-values aside) that :func:`level_digits` widens
     alone (their largest |value| reaches 10 ** DIGITS) and the interval's columns (:data:`INTERVAL_COLUMNS`) where
-    it widens their rows: the levels on the score's scale, printed together at :func:`level_digits`; the other
-    columns keep ``digits``."""
+    it widens them: the interval's columns (the levels on the score's scale) printed together at their
+    :func:`level_digits`, the other widened columns together at theirs (a statistic's digits are not the levels': a t
+    of 6.3e8 beside means of 50000.00017 widened them to 16 digits, audit s36 rv36c); the other columns keep
+    ``digits``."""
     floats = [j for j, column in enumerate(frame.columns)
               if not _PVALUE_COLUMN.match(str(column)) and pd.api.types.is_float_dtype(frame.dtypes.iloc[j])]
     large = [j for j in floats if level_digits(frame.iloc[:, [j]].to_numpy(dtype=float), digits) > digits]
     interval = [j for j in floats if frame.columns[j] in INTERVAL_COLUMNS]
     if len(interval) > 1 and level_digits(frame.iloc[:, interval].to_numpy(dtype=float), digits) > digits:
         large = sorted(set(large) | set(interval))
-    if not large:
-        return {}
-    wide = level_digits(frame.iloc[:, large].to_numpy(dtype=float), digits)
-    return dict.fromkeys(large, wide)
+    widths = {}
+    for group in ([j for j in large if j in interval], [j for j in large if j not in interval]):
+        if group:
+            widths.update(dict.fromkeys(group, level_digits(frame.iloc[:, group].to_numpy(dtype=float), digits)))
+    return dict(sorted(widths.items()))
 
 
 def _formatted(frame, digits, labels=False):

@@ -83,6 +83,7 @@ def test_calibration_page_counts_the_rows():
 
 # 2. mixed(): its pairwise intervals where the agents' runs differ in spread (tests/reference/coverage_mixed_spreads.py,
 # the mixed.contrast rows "run sd by agent ..."), and the note of designs whose agents' run SDs are 2 or more times apart
+# (and, since audit s36 rv36c, by a ratio that runs of one SD reach in under 5% of normal samples: run_sd_chance)
 
 
 def _spread_frame(sds, tasks=5, runs=3, seed=0):
@@ -152,18 +153,22 @@ def test_the_note_of_agents_whose_runs_differ_in_spread():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = rlstats.mixed(_spread_frame(sds, tasks, runs), "score ~ agent | task/seed", **options)
-        return [n for n in res.notes if n.startswith("the agents' runs differ in spread")]
+        return [n for n in res.notes if n.startswith("the agents' runs' SDs within cells")]
 
+    # worded as the sample shows (audit s36 rv36c: it said the agents' runs "differ in spread")
     (note,) = notes((1, 1, 1, 4))
-    assert note == ("the agents' runs differ in spread (their SDs within cells 4.6 times apart, 2 or more), where the "
-                    "model's one residual variance is not theirs: measured coverage of the 95% Tukey simultaneous "
-                    "intervals with Satterthwaite's df at 4 agents alike in mean with runs of SD 1, 1, 1, 4 in noise "
-                    "units, 5 tasks and 3 runs per cell: 0.904, 0.897 in the worst of its 4 draws of the tasks' levels "
-                    "and spreads (skewed scores; 1600 simulated data sets; the calibration table's 'run sd by agent "
-                    "...' rows), below 0.95 by more than 3 Monte Carlo standard errors")
+    assert note == ("the agents' runs' SDs within cells, each agent's pooled over its cells, lie 4.6 times apart in "
+                    "this sample, largest over smallest (2 or more, and a ratio that agents whose normal runs share "
+                    "one SD reach in 0.23% of samples with these df, under 5%), where the model fits one residual "
+                    "variance to all; at designs measured with agents alike in mean whose runs differ in spread, the "
+                    "measured coverage of the 95% Tukey simultaneous intervals with Satterthwaite's df at 4 agents "
+                    "with runs of SD 1, 1, 1, 4 in noise units, 5 tasks and 3 runs per cell: 0.904, 0.897 in the worst "
+                    "of its 4 draws of the tasks' levels and spreads (skewed scores; 1600 simulated data sets; the "
+                    "calibration table's 'run sd by agent ...' rows), below 0.95 by more than 3 Monte Carlo standard "
+                    "errors")
     # 7 tasks x 4 runs read the 3-run rows (the nearest, the smaller on a tie) of 5 and 10 tasks, the worse on 5
     (note,) = notes((1, 1, 1, 4), tasks=7, runs=4)
-    assert "5 and 10 tasks (the worse on 5) and 3 runs per cell: 0.904" in note
+    assert "5 and 10 tasks (the worse on 5) and 3 runs per cell (the nearest design measured): 0.904" in note
     (note,) = notes((1, 1, 1, 4), adjust="holm")
     assert "95% Bonferroni (beside Holm's p-values) simultaneous intervals" in note and ": 0.915, 0.905" in note
     # held there (10 runs; 2 agents, whose pooled variance is their pair's), not measured (Kenward-Roger's df), or

@@ -186,8 +186,9 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     runs, normal and skewed; ``mixed.contrast`` rows "run sd by agent ..."): with 2 agents, or two of each spread,
     the Tukey family held (0.948-0.988), but with one agent's runs 4 times as spread as three others' it declared
     agents alike different in up to 0.096 of 1,600 data sets (skewed, 5 tasks x 3 runs; normal at most 0.06), the
-    model's one residual variance too small for that agent's pairs; a result whose agents' run SDs are 2 or more
-    times apart quotes those rows where they miss.
+    model's one residual variance too small for that agent's pairs; a result whose agents' run SDs lie 2 or more
+    times apart in its sample, a ratio agents of one run SD reach in under 5% of normal samples with its df
+    (:func:`run_sd_chance`; audit s36 rv36c), quotes those rows where they miss, as what its sample shows.
 
     Runs at a score cap (audit s11): the model gives every agent one residual variance, which an agent whose runs
     nearly all reach a cap does not have. On simulated runs with 85% of a baseline agent's runs at a cap and agents 0
@@ -714,10 +715,7 @@ def _coverage_notes(design, options):
     # which every p.adjust method has; audit s32 rhabit32), and since audit s33 (calib33) Sidak's and Scheffe's at 3
     # and 8 agents (tests/reference/coverage_mixed_adjust.py; with 2 agents both are Tukey's one t interval, whose
     # rows speak for them)
-    name, _, intervals = ADJUSTMENTS_SAID[options.adjust]
-    measured = {"Tukey": "tukey", "Bonferroni": "holm", "Sidak": "sidak", "Scheffe": "scheffe"}.get(intervals or "")
-    if measured in ("sidak", "scheffe") and design.n_agents == 2:
-        measured = "tukey"
+    measured, family = _family_measured(options, design)
     if measured is None or not np.isclose(options.confidence_level, 0.95) or not design.is_balanced:
         return []
     # the grid's rows of one run spread for every agent (not audit s36's of agents whose runs differ in spread, which
@@ -727,7 +725,6 @@ def _coverage_notes(design, options):
                                 agents=design.n_agents, tasks=design.n_tasks, runs=design.max_runs_per_cell)
     if row is None:
         return []
-    family = intervals if intervals == name else f"{intervals} (beside {name}'s p-values)"
     return [f"measured coverage of the 95% {family} simultaneous intervals with {_DDF_NOTE[options.ddf]} df at "
             f"{row['agents']} agents, {count(design.n_tasks, 'task')} and {count(design.max_runs_per_cell, 'run')} "
             f"per cell: {float(row['coverage']):.3f}{_worst_draw(row)} ({row['distribution'].replace('_', '-')} "
@@ -736,61 +733,146 @@ def _coverage_notes(design, options):
             f"{calibration.miss_clause(row, 0.95)}"]
 
 
-#: the agents' run SDs (each pooled over its cells) this many times apart, largest over smallest, make a result quote
-#: the rows of agents whose runs differ in spread (audit s36 calib36, tests/reference/coverage_mixed_spreads.py: half
-#: the agents' runs 4 times the others' SD): half the measured ratio, so that a design like the rows' is read
-#: as such even where its runs' sample SDs fall short of the true ratio
+#: the agents' run SDs (each pooled over its cells) at least this many times apart, largest over smallest, and a ratio
+#: unlikely for runs of one SD (:func:`run_sd_chance` under :data:`RUN_SD_LEVEL`), make a result quote the rows of agents whose runs differ in spread
+#: (audit s36 calib36, tests/reference/coverage_mixed_spreads.py: one or half the agents' runs 4 times the others' SD)
 RUN_SD_RATIO = 2.0
+#: the chance of the sample SD ratio under runs of one SD (normal, these df) below which the note fires (audit
+#: s36 rv36c: a fixed ratio of 2 is reached under equal spreads in 41% of designs of 8 agents x 5 tasks x 3 runs)
+RUN_SD_LEVEL = 0.05
+
+
+def _family_measured(options, design):
+    """The calibration table's ``interval`` of the pairwise family that ``options.adjust`` gives ("tukey", "holm" for
+    Bonferroni's intervals beside Holm's p-values, "sidak", "scheffe"; with 2 agents Sidak's and Scheffe's are
+    Tukey's one t interval, whose rows speak for them), or None where the table measured none; and the family said."""
+    name, _, intervals = ADJUSTMENTS_SAID[options.adjust]
+    measured = {"Tukey": "tukey", "Bonferroni": "holm", "Sidak": "sidak", "Scheffe": "scheffe"}.get(intervals or "")
+    if measured in ("sidak", "scheffe") and design.n_agents == 2:
+        measured = "tukey"
+    return measured, intervals if intervals == name else f"{intervals} (beside {name}'s p-values)"
+
+
+def _run_sds(design):
+    """(agents,) each agent's runs' SD within its cells pooled over them (sqrt of the squared deviations from their
+    cells' means over the cells' runs less one; NaN where none of its cells has two runs) and the df of its pooled
+    variance where each task's runs have their own variance, estimated by the task's cells pooled over agents
+    (Satterthwaite's: (sum_t d_t v_t) ** 2 / sum_t d_t v_t ** 2, d_t the agent's runs less one in task t; its
+    cells' runs less one, summed, where the tasks' variances are alike)."""
+    n_cells = design.n_tasks * design.n_agents
+    cell = design.task * design.n_agents + design.agent
+    counts = np.bincount(cell, minlength=n_cells).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.bincount(cell, design.y, minlength=n_cells) / counts
+        cell_squares = np.bincount(cell, (design.y - means[cell]) ** 2, minlength=n_cells).reshape(
+            design.n_tasks, design.n_agents)
+        cell_df = np.fmax(counts - 1, 0).reshape(design.n_tasks, design.n_agents)
+        task_variance = np.nan_to_num(cell_squares.sum(axis=1) / cell_df.sum(axis=1))
+        task_variance = task_variance / max(task_variance.max(), np.finfo(float).tiny)  # df are scale-free
+        weighted = cell_df * task_variance[:, None]
+        df = weighted.sum(axis=0) ** 2 / (weighted * task_variance[:, None]).sum(axis=0)
+        sd = np.sqrt(cell_squares.sum(axis=0) / cell_df.sum(axis=0))
+    return sd, df
 
 
 def run_sd_ratio(design):
     """The largest agent's run SD over the smallest's, each agent's runs' SD within its cells pooled over them
     (sqrt of the squared deviations from their cells' means over the cells' runs less one); NaN where fewer than two
     agents have runs that vary within a cell."""
-    n_cells = design.n_tasks * design.n_agents
-    cell = design.task * design.n_agents + design.agent
-    counts = np.bincount(cell, minlength=n_cells).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.bincount(cell, design.y, minlength=n_cells) / counts
-        squares = np.bincount(design.agent, (design.y - means[cell]) ** 2, minlength=design.n_agents)
-        df = np.bincount(np.arange(n_cells) % design.n_agents, np.fmax(counts - 1, 0), minlength=design.n_agents)
-        sd = np.sqrt(squares / df)
+    sd, df = _run_sds(design)
     sd = sd[(df > 0) & (sd > 0)]
     return float(sd.max() / sd.min()) if sd.size >= 2 else float("nan")
 
 
+def run_sd_chance(df, ratio):
+    """The chance that independent pooled variances of normal runs sharing one variance, with ``df`` (one per agent),
+    lie ``ratio`` ** 2 or more times apart, largest over smallest: Hartley's F-max for unequal df, P(max V / min V >=
+    q) for V_j ~ chi2(df_j) / df_j, q = ratio ** 2, one minus sum_i integral f_i(x) prod_(j != i) (F_j(q x) - F_j(x))
+    dx (x the smallest), integrated on a grid of 2,001 points in log x. Two agents: 2 P(F >= q) (0.05 at 10 and 10 df
+    and an SD ratio of 1.928, sqrt of F's 0.975 quantile); 4 agents of 10 df: 0.05 at an F-max of 5.67 (Hartley's
+    table). A result fires its note where this is below :data:`RUN_SD_LEVEL` and the ratio is
+    :data:`RUN_SD_RATIO` or more. Measured through :func:`run_sd_ratio` and :func:`_run_sds`' df (audit s36 rv36c,
+    ``tests/test_audit_s36_rv36c.py``; ``coverage_mixed_spreads.py``'s simulate, the first draw of the tasks' levels and
+    spreads; 2,000 data sets a design of agents alike, 500 of the rows' designs): agents whose runs share one SD fire
+    it in 1.3-1.8% of normal data sets at 2, 4, 8 and 10 agents x 5 tasks x 3 runs (the ratio of 2 alone: 8.1%, 29%,
+    64%, 75%) and none at 4 x 10 x 10, but in 8.7%, 19%, 37% and 46% of skewed ones (before: 29%, 72%, 96%, 99%; a
+    skewed sample's SD varies more than a chi-square's) and 28% at 4 x 10 x 10 (as before); the rows' designs (one or
+    half the agents' runs 4 times the others' SD) in 85-93% of normal data sets at 5 x 3 (before 96-99.8%), 97-99% at
+    10 x 3 and all at 5 x 10; skewed 69-90% at 5 x 3 (85-99%), 94-95% at 10 x 3."""
+    from scipy import stats
+
+    df = np.asarray(df, dtype=float)[:, None]
+    q = float(ratio) ** 2
+    low = stats.chi2.ppf(1e-12, df).min() / df.max()
+    high = stats.chi2.ppf(1 - 1e-12, df).max() / df.min()
+    x = np.exp(np.linspace(np.log(low), np.log(high), 2001))[None, :]
+    density = stats.chi2.pdf(x * df, df) * df * x  # of V_j in log x
+    inside = stats.chi2.cdf(q * x * df, df) - stats.chi2.cdf(x * df, df)
+    ones = np.ones_like(x)
+    before = np.cumprod(np.vstack([ones, inside[:-1]]), axis=0)
+    after = np.cumprod(np.vstack([ones, inside[:0:-1]]), axis=0)[::-1]
+    below = float((density * before * after).sum() * np.log(x[0, 1] / x[0, 0]))
+    return float(np.clip(1 - below, 0, 1))
+
+
 def _run_spread_notes(design, options):
-    """Where the agents' run SDs are :data:`RUN_SD_RATIO` or more times apart (:func:`run_sd_ratio`): the
-    ``mixed.contrast`` rows of agents whose runs differ in spread (``configuration`` "run sd by agent ..."; audit s36,
-    ``tests/reference/coverage_mixed_spreads.py``: 2 and 4 agents alike in mean, half of them with runs 4 times the
-    others' SD, 5 and 10 tasks, 3, 5 and 10 runs, normal and skewed scores) at the agents and runs measured nearest
-    and the tasks bracketing the design's, their lowest coverage of this df method and family where it misses 0.95
-    by more than 3 Monte Carlo SE (:func:`rlstats.calibration.shortfall`); empty otherwise, at another level, or for a
-    df method or family not measured there (Kenward-Roger's; Sidak's and Scheffe's from 3 agents)."""
-    name, _, intervals = ADJUSTMENTS_SAID[options.adjust]
-    measured = {"Tukey": "tukey", "Bonferroni": "holm", "Sidak": "sidak", "Scheffe": "scheffe"}.get(intervals or "")
-    if measured in ("sidak", "scheffe") and design.n_agents == 2:
-        measured = "tukey"
+    """Where the agents' run SDs within cells (:func:`run_sd_ratio`) lie :data:`RUN_SD_RATIO` or more times apart in
+    the sample, a ratio that agents whose normal runs share one SD reach with chance under :data:`RUN_SD_LEVEL`
+    (:func:`run_sd_chance`): the ``mixed.contrast`` rows of agents whose runs differ in spread (``configuration`` "run
+    sd by agent ..."; audit s36, ``tests/reference/coverage_mixed_spreads.py``: 2 and 4 agents alike in mean, half of
+    them or one with runs 4 times the others' SD, balanced designs of 5 and 10 tasks, 3, 5 and 10 runs, normal and
+    skewed scores) at the agents measured nearest (said where the design's are beyond them), the tasks bracketing the
+    design's and the runs measured nearest (an unbalanced design: every runs count measured from the nearest to its
+    fewest runs in a cell to the nearest to its most, the worst quoted, as :func:`_means_notes`), their lowest
+    coverage of this df method and family where it misses 0.95 by more than 3 Monte Carlo SE
+    (:func:`rlstats.calibration.shortfall`); empty otherwise, at another level, or for a df method or family not
+    measured there (Kenward-Roger's; Sidak's and Scheffe's from 3 agents). The note says what the sample shows, not
+    that the spreads differ."""
+    measured, family = _family_measured(options, design)
     if measured is None or not np.isclose(options.confidence_level, 0.95):
         return []
     ratio = run_sd_ratio(design)
     rows = [row for row in calibration.rows(CALIBRATION) if row["configuration"].startswith(calibration.RUN_SPREADS)]
     if not ratio >= RUN_SD_RATIO or not rows:
         return []
-    agents = calibration.nearest_count({int(row["agents"]) for row in rows}, design.n_agents)
-    runs = calibration.nearest_count({int(row["runs"]) for row in rows}, design.max_runs_per_cell)
-    at = [row for row in rows if int(row["agents"]) == agents and int(row["runs"]) == runs]
+    sd, df = _run_sds(design)
+    chance = run_sd_chance(df[(df > 0) & (sd > 0)], ratio)
+    if not chance < RUN_SD_LEVEL:
+        return []
+    measured_agents = sorted({int(row["agents"]) for row in rows})
+    agents = calibration.nearest_count(measured_agents, design.n_agents)
+    ran = design.counts[design.counts > 0]
+
+    def near_runs(n):
+        return calibration.nearest_count({int(row["runs"]) for row in rows}, int(n))
+
+    fewest, most = near_runs(ran.min()), near_runs(ran.max())
+    at = [row for row in rows if int(row["agents"]) == agents and fewest <= int(row["runs"]) <= most]
     at, tasks = calibration.bracketing_rows(at, design.n_tasks)
     row = calibration.shortfall(at, 0.95, test=options.ddf, interval=measured)
     if row is None:
         return []
-    family = intervals if intervals == name else f"{intervals} (beside {name}'s p-values)"
+    runs = int(row["runs"])
     sds = row["configuration"][len(calibration.RUN_SPREADS):].split(":", 1)[0]
-    return [f"the agents' runs differ in spread (their SDs within cells {signif(ratio, 2)} times apart, "
-            f"{signif(RUN_SD_RATIO, 2)} or more), where the model's one residual variance is not theirs: measured "
-            f"coverage of the 95% {family} simultaneous intervals with {_DDF_NOTE[options.ddf]} df at {agents} agents "
-            f"alike in mean with runs of SD {sds.replace('/', ', ')} in noise units, "
-            f"{calibration.bracket_words(tasks, row['tasks'])} and {count(runs, 'run')} per cell: "
+    if not measured_agents[0] <= design.n_agents <= measured_agents[-1]:
+        where = (f" (the nearest design measured; this design's {design.n_agents} agents are beyond the "
+                 f"{calibration.counts_words(measured_agents, 'agent')} measured)")
+    elif not design.is_balanced:
+        held = f"{ran.min()} to {ran.max()} runs" if ran.min() < ran.max() else count(int(ran.min()), "run")
+        where = f" (the nearest balanced design measured; cells here hold {held})"
+    elif agents != design.n_agents or runs != int(ran.min()) or design.n_tasks not in tasks:
+        where = " (the nearest design measured)"
+    else:
+        where = ""
+    return [f"the agents' runs' SDs within cells, each agent's pooled over its cells, lie {signif(ratio, 2)} times "
+            f"apart in this sample, largest over smallest ({signif(RUN_SD_RATIO, 2)} or more, and a ratio "
+            f"that agents whose normal runs share one SD reach in "
+            f"{'under 0.1' if chance < 0.001 else signif(100 * chance, 2)}% of samples with these df, under "
+            f"{RUN_SD_LEVEL:.0%}), where the model fits one residual variance to all; at "
+            f"designs measured with agents alike in mean whose runs differ in spread, the measured coverage of the "
+            f"95% {family} simultaneous intervals with {_DDF_NOTE[options.ddf]} df at {agents} agents with runs of "
+            f"SD {sds.replace('/', ', ')} in noise units, {calibration.bracket_words(tasks, row['tasks'])} and "
+            f"{count(runs, 'run')} per cell{where}: "
             f"{float(row['coverage']):.3f}{_worst_draw(row)} ({row['distribution'].replace('_', '-')} scores; "
             f"{row['n_sim']} simulated data sets; the calibration table's '{calibration.RUN_SPREADS}...' rows), "
             f"{calibration.miss_clause(row, 0.95)}"]
@@ -811,10 +893,7 @@ def _unbalanced_notes(design, options):
     patterns of this design's number of agents (the nearest measured): the lowest coverage of the 95% family of this
     df method and adjustment, and the omnibus F's level at 0.05 under agents alike (audit s35 mixed35: the notes of an
     unbalanced design quoted no row, since none misses). Only for an unbalanced design at the 95% level measured."""
-    name, _, intervals = ADJUSTMENTS_SAID[options.adjust]
-    measured = {"Tukey": "tukey", "Bonferroni": "holm", "Sidak": "sidak", "Scheffe": "scheffe"}.get(intervals or "")
-    if measured in ("sidak", "scheffe") and design.n_agents == 2:
-        measured = "tukey"
+    measured, words = _family_measured(options, design)
     if design.is_balanced or not np.isclose(options.confidence_level, 0.95):
         return []
     unbalanced = [row for row in calibration.rows(CALIBRATION)
@@ -835,7 +914,6 @@ def _unbalanced_notes(design, options):
         short = [row for row in family if calibration.misses(row, 0.95)]
         pattern, configuration = worst["configuration"][len(calibration.UNBALANCED):].split(": ", 1)
         pattern = pattern.split(" ", 1)[0]
-        words = intervals if intervals == name else f"{intervals} (beside {name}'s p-values)"
         said.append(f"the 95% {words} simultaneous intervals with {_DDF_NOTE[options.ddf]} df covered "
                     f"{float(worst['coverage']):.4g} in the lowest row{_worst_draw(worst)} "
                     f"({worst['distribution'].replace('_', '-')} scores, "
