@@ -430,7 +430,13 @@ def _check_coverage(point, n_sim):
     row = _calibration_row(*point)
     quoted = calibration.shortfall(point[0], point[1], point[2], 0.05, "holm") is not None
     bound = 0.95 - 3 * np.sqrt(0.05 * 0.95 / n_sim)
-    assert measured["coverage"] >= bound or quoted, (point, measured["coverage"])
+    if measured["coverage"] < bound and not quoted:
+        # A point at 0.95 falls below 3 SE with 320 tasks by its Monte Carlo error alone with probability 0.0032,
+        # about once in the slow grid's 305 points (audit s36: brunnermunzel-2-20-normal-all_equal, 291/320 at
+        # seed 99, 0.945 on 3,200 other tasks): a fall is confirmed on 4 times the tasks, other data sets, as the
+        # reference scripts continue a point, and a real shortfall fails there too.
+        confirmed = COVERAGE["measure"](*point, 4 * n_sim, seed=100)["coverage"]
+        assert confirmed >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / (4 * n_sim)), (point, measured["coverage"], confirmed)
     # the table agrees with the re-measure within their joint Monte Carlo error
     tabled, n_tabled = float(row["coverage"]), int(row["n_sim"])
     joint = np.sqrt(0.05 * 0.95 * (1 / n_sim + 1 / n_tabled))
