@@ -645,10 +645,26 @@ def test_default_effect_size_intervals_hold_their_level_where_per_pair_ones_miss
 
 @pytest.mark.slow
 def test_default_effect_size_intervals_hold_their_level_on_the_whole_grid():
-    rows = [row for point in EFFECTS["grid"]() for row in EFFECTS["table_rows"](point, EFFECTS["SIMULATIONS"][0])]
-    missed = [row for row in rows if row["interval"] == "fcr" and
-              calibration.misses({k: str(v) for k, v in row.items()}, 0.95)]
-    assert not missed, missed
+    rows = [{k: str(v) for k, v in row.items()}
+            for point in EFFECTS["grid"]() for row in EFFECTS["table_rows"](point, EFFECTS["SIMULATIONS"][0])]
+    columns = ("interval", "metric", "agents", "runs", "distribution", "configuration")
+    table = {tuple(row[c] for c in columns): row for row in rlstats.calibration.rows(calibration.EFFECT_SIZE_PROCEDURE)}
+    assert len(rows) == 400 and all(tuple(row[c] for c in columns) in table for row in rows)
+    # today's code measures the table's rows: every row of as many tasks as the table's is the table's row
+    same = [(row, table[tuple(row[c] for c in columns)]) for row in rows]
+    same = [(row, tabled) for row, tabled in same if row["n_sim"] == tabled["n_sim"]]
+    assert len(same) == 399 and all(float(row["coverage"]) == pytest.approx(float(tabled["coverage"]), abs=1e-6) and
+                                    float(row["coverage_min"]) == pytest.approx(float(tabled["coverage_min"]), abs=1e-6)
+                                    for row, tabled in same)
+    # a default (fcr) row that misses is quoted by the result (Hedges' g at 8 capped agents and 2 runs: 0.896 of
+    # 2,800 tasks), or the table measured its point on more tasks where it holds (Hedges' g at 2 skewed agents and 5
+    # runs: worst draw 0.880 of 100 tasks, 0.969 of 8,000 in the table)
+    missed = [row for row in rows if row["interval"] == "fcr" and rlstats.calibration.misses(row, 0.95)]
+    for row in missed:
+        tabled = table[tuple(row[c] for c in columns)]
+        quoted = calibration.effect_size_shortfall(row["metric"], int(row["agents"]), int(row["runs"]), 0.95)
+        held = int(tabled["n_sim"]) > int(row["n_sim"]) and not rlstats.calibration.misses(tabled, 0.95)
+        assert quoted is not None or held, (row, tabled)
 
 
 # ---- issue 39 item 5: a score with known bounds never gets an interval outside them
