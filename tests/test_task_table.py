@@ -430,7 +430,13 @@ def _check_coverage(point, n_sim):
     row = _calibration_row(*point)
     quoted = calibration.shortfall(point[0], point[1], point[2], 0.05, "holm") is not None
     bound = 0.95 - 3 * np.sqrt(0.05 * 0.95 / n_sim)
-    assert measured["coverage"] >= bound or quoted, (point, measured["coverage"])
+    if measured["coverage"] < bound and not quoted:
+        # A point at 0.95 falls below 3 SE with 320 tasks by its Monte Carlo error alone with probability 0.0032,
+        # about once in the slow grid's 305 points (audit s36: brunnermunzel-2-20-normal-all_equal, 291/320 at
+        # seed 99, 0.945 on 3,200 other tasks): a fall is confirmed on 4 times the tasks, other data sets, as the
+        # reference scripts continue a point, and a real shortfall fails there too.
+        confirmed = COVERAGE["measure"](*point, 4 * n_sim, seed=100)["coverage"]
+        assert confirmed >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / (4 * n_sim)), (point, measured["coverage"], confirmed)
     # the table agrees with the re-measure within their joint Monte Carlo error
     tabled, n_tabled = float(row["coverage"]), int(row["n_sim"])
     joint = np.sqrt(0.05 * 0.95 * (1 / n_sim + 1 / n_tabled))
@@ -639,10 +645,26 @@ def test_default_effect_size_intervals_hold_their_level_where_per_pair_ones_miss
 
 @pytest.mark.slow
 def test_default_effect_size_intervals_hold_their_level_on_the_whole_grid():
-    rows = [row for point in EFFECTS["grid"]() for row in EFFECTS["table_rows"](point, EFFECTS["SIMULATIONS"][0])]
-    missed = [row for row in rows if row["interval"] == "fcr" and
-              calibration.misses({k: str(v) for k, v in row.items()}, 0.95)]
-    assert not missed, missed
+    rows = [{k: str(v) for k, v in row.items()}
+            for point in EFFECTS["grid"]() for row in EFFECTS["table_rows"](point, EFFECTS["SIMULATIONS"][0])]
+    columns = ("interval", "metric", "agents", "runs", "distribution", "configuration")
+    table = {tuple(row[c] for c in columns): row for row in rlstats.calibration.rows(calibration.EFFECT_SIZE_PROCEDURE)}
+    assert len(rows) == 400 and all(tuple(row[c] for c in columns) in table for row in rows)
+    # today's code measures the table's rows: every row of as many tasks as the table's is the table's row
+    same = [(row, table[tuple(row[c] for c in columns)]) for row in rows]
+    same = [(row, tabled) for row, tabled in same if row["n_sim"] == tabled["n_sim"]]
+    assert len(same) == 399 and all(float(row["coverage"]) == pytest.approx(float(tabled["coverage"]), abs=1e-6) and
+                                    float(row["coverage_min"]) == pytest.approx(float(tabled["coverage_min"]), abs=1e-6)
+                                    for row, tabled in same)
+    # a default (fcr) row that misses is quoted by the result (Hedges' g at 8 capped agents and 2 runs: 0.896 of
+    # 2,800 tasks), or the table measured its point on more tasks where it holds (Hedges' g at 2 skewed agents and 5
+    # runs: worst draw 0.880 of 100 tasks, 0.969 of 8,000 in the table)
+    missed = [row for row in rows if row["interval"] == "fcr" and rlstats.calibration.misses(row, 0.95)]
+    for row in missed:
+        tabled = table[tuple(row[c] for c in columns)]
+        quoted = calibration.effect_size_shortfall(row["metric"], int(row["agents"]), int(row["runs"]), 0.95)
+        held = int(tabled["n_sim"]) > int(row["n_sim"]) and not rlstats.calibration.misses(tabled, 0.95)
+        assert quoted is not None or held, (row, tabled)
 
 
 # ---- issue 39 item 5: a score with known bounds never gets an interval outside them
