@@ -51,6 +51,11 @@ def p_values_key(test_name, adjustment, p_value="p_value", p_adjusted="p_adjuste
             f"which decides the mark, so it can be below {p_value} where another agent beats it more clearly than the "
             "best")
 
+#: summary()'s section of the paper table itself (its name heads the print and ends the LaTeX caption's title; it
+#: read "table", so a caption said "...within task): table.", audit s36 paper36)
+PER_TASK = "per-task table"
+
+
 @resultclass
 class TaskTableResult(Result):
     """Result of :func:`rlstats.task_table`.
@@ -557,16 +562,16 @@ class TaskTableResult(Result):
                                                    mark=_markdown_mark).pipe(_tasks_first), DIGITS,
                                       markdown_cells=True)
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
-                       statistic_line=self._statistic_line(), latex={"table": table}, markdown={"table": markdown},
+                       statistic_line=self._statistic_line(), latex={PER_TASK: table}, markdown={PER_TASK: markdown},
                        keys={"comparisons with the best": p_values_key(self.test_name, self.adjustment),
-                             **({"table": "; ".join(k for k in (self._spread_key(), self._censored_key()) if k)}
+                             **({PER_TASK: "; ".join(k for k in (self._spread_key(), self._censored_key()) if k)}
                                 if self._spread_key() or self._censored_key() else {})},
                        captions={"comparisons with the best": "Key: " + p_values_key(
                            self.test_name, self.adjustment, *map(vocabulary.label, ("p_value", "p_adjusted"))) + "."},
                        alpha=self._levels())
 
     def _summary_tables(self):
-        return {"table": self.display().pipe(_tasks_first), "comparisons with the best": self.tidy()}
+        return {PER_TASK: self.display().pipe(_tasks_first), "comparisons with the best": self.tidy()}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per task and agent: estimate, spread, the set, the test against the best and effect sizes.
