@@ -519,7 +519,7 @@ def _check_coverage(point, n_sim, n_resamples, draws=None):
             assert row["coverage"] >= bound, (point, row)
         tabled = _calibration_row(*point, row["band"], row["interval"])
         # the SE of the difference of two binomial shares at their pooled coverage (at least 95%'s): an expanded row
-        # lies far below 95% (0.625 of 120 at 3 runs of one skewed task), where 95%'s SE is under half the binomial one
+        # lies far below 95% (0.633 of 120 at 3 runs of one skewed task), where 95%'s SE is under half the binomial one
         n_tabled = int(tabled["n_sim"])
         pooled = (row["coverage"] * row["n_sim"] + float(tabled["coverage"]) * n_tabled) / (row["n_sim"] + n_tabled)
         joint = math.sqrt(max(pooled * (1 - pooled), 0.05 * 0.95) * (1 / row["n_sim"] + 1 / n_tabled))
