@@ -159,17 +159,8 @@ def test_published_means_of_zero_or_beside_the_runs_are_not_a_units_slip():
 # 5. the command line: -o published=FILE, a method typed as the command, a misspelt --method
 
 def _cli(*args):
-    import contextlib
-    import io
-
-    from rlstats.cli import main
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main([str(a) for a in args], out=out)
-        except SystemExit as exc:
-            status = exc.code
-    return status, out.getvalue(), err.getvalue()
+    from conftest import cli_run
+    return cli_run(*args)
 
 
 def test_published_file_on_the_command_line(tmp_path):
