@@ -1375,20 +1375,24 @@ def noise_free(values: ArrayLike, spread: ArrayLike, magnitude: ArrayLike) -> ND
 
 def difference_ties(values: ArrayLike, tolerance: ArrayLike) -> NDArray[np.float64]:
     """``values`` (differences, each within its ``tolerance`` of its rounding: :func:`difference_tolerance`) with
-    those that are one value but for rounding made equal, without chaining: sorted, a group starts at its smallest
-    value and takes each next one that lies within the two's tolerances of it (their sum), every member taking the
-    group's first value; NaN stays. Unlike :func:`near_ties`, whose groups chain steps below the tolerance (review s36
-    rv36a: |d| of 1e-4 .. 8e-4 joined one group under a tolerance of 4e-4).
+    those that are one value but for rounding made equal, without chaining and whatever their order: those within
+    their own tolerance of 0 are 0 (:func:`noise_free`'s rule; each tolerance is its own task's scale, so a 0 at a
+    large scale does not take a small task's real difference, review s36 rvfix36); the others sorted by value, equal
+    ones by tolerance from the largest, a group starts at its smallest value and takes each next one that lies within
+    the two's tolerances of it (their sum), every member taking the group's first value; NaN stays. Unlike
+    :func:`near_ties`, whose groups chain steps below the tolerance (review s36 rv36a: |d| of 1e-4 .. 8e-4 joined one
+    group under a tolerance of 4e-4).
 
-    >>> difference_ties([1.8, 0.0, 1.2, 0.6], 0.5).tolist()
-    [1.2, 0.0, 1.2, 0.0]
+    >>> difference_ties([2.8, 0.3, 2.2, 1.6, 1.0], 0.5).tolist()
+    [2.2, 0.0, 2.2, 1.0, 1.0]
     """
     values = np.asarray(values, dtype=np.float64)
     tolerance = np.broadcast_to(np.asarray(tolerance, dtype=np.float64), values.shape)
-    out = values.copy()
-    order = np.argsort(values, kind="stable")
+    zero = np.abs(values) <= tolerance
+    out = np.where(zero, 0.0, values)
+    rest = np.flatnonzero(np.isfinite(values) & ~zero)
     first = -1
-    for i in order[np.isfinite(values[order])].tolist():  # a few values (tasks): one pass
+    for i in rest[np.lexsort((-tolerance[rest], values[rest]))].tolist():  # a few values (tasks): one pass
         if first < 0 or not values[i] - values[first] <= tolerance[first] + tolerance[i]:
             first = i
         out[i] = values[first]

@@ -86,9 +86,10 @@ def test_wilcoxon_post_hoc_pair_does_not_read_a_third_agent():
 def test_the_tie_groups_do_not_chain():
     from rlstats.statistics import difference_ties
 
-    # steps of 0.6 tolerance: 0, 0.6, 1.2, 1.8 -> groups {0, 0.6}, {1.2, 1.8}, each member within 1 of its first
-    snapped = difference_ties([1.8, 0.0, 1.2, 0.6], [0.5, 0.5, 0.5, 0.5])
-    assert snapped.tolist() == [1.2, 0.0, 1.2, 0.0]
+    # steps of 0.6 tolerance: 1, 1.6, 2.2, 2.8 -> groups {1, 1.6}, {2.2, 2.8}, each member within 1 of its first
+    # (shifted from 0 by rvfix36: a 0 takes only the values within their own tolerance of 0)
+    snapped = difference_ties([2.8, 1.0, 2.2, 1.6], [0.5, 0.5, 0.5, 0.5])
+    assert snapped.tolist() == [2.2, 1.0, 2.2, 1.0]
 
 
 # 3. selection_check(effect="std_diff"): the tolerance of d = difference / sd is tol / sd + |d| tol(sd) / sd
