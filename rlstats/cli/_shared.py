@@ -836,8 +836,8 @@ def _option_read(parser: argparse.ArgumentParser, word: str) -> tuple[str, float
     that names no option of ``parser``: argparse's own reading, an abbreviation of one long option (``--meth`` for
     ``--method``, where ``allow_abbrev``) included (review s36 rv36a: read by exact spelling, ``--meth bootstrap``
     was rebuilt as ``--meth FILE``, and an unknown option's value as FILE)."""
-    # argparse's parser lists its option strings nowhere public; its own matching reads _option_string_actions
-    actions = parser._option_string_actions  # noqa: SLF001
+    # the option strings CommandParser kept as they were added (argparse lists them nowhere public)
+    actions: dict[str, argparse.Action] = getattr(parser, "options_added", {})
     flag, equals, value = word.partition("=")
     if flag not in actions and word.startswith("--") and parser.allow_abbrev:
         matches = [option for option in actions if option.startswith("--") and option.startswith(flag)]
@@ -938,6 +938,14 @@ class CommandParser(argparse.ArgumentParser):
     typed (:func:`missing_positional_said`; argparse keeps them nowhere, so :meth:`parse_known_args` does)."""
 
     _typed: Sequence[str] = ()
+
+    def add_argument(self, *args, **kwargs):
+        """argparse's, keeping each option string's Action (:attr:`options_added`): argparse lists a parser's option
+        strings nowhere public, and :func:`_option_read` reads them as argparse matches them (review s36)."""
+        action = super().add_argument(*args, **kwargs)
+        added = self.__dict__.setdefault("options_added", {})  # -h is added by argparse's __init__, before ours
+        added.update(dict.fromkeys(action.option_strings, action))
+        return action
 
     def parse_known_args(self, args=None, namespace=None):
         self._typed = list(sys.argv[1:] if args is None else args)
