@@ -142,7 +142,7 @@ def test_task_table_summary_markdown_sets_the_best_in_bold():
     saying bold; it now uses **x** as res.to_markdown() does."""
     df = rlstats.datasets.simulate(agents=3, tasks=2, seeds=5, rng=0)
     res = rlstats.task_table(df, "score ~ agent | task", n_resamples=200, rng=1)
-    table = res.summary().to_markdown().split("*table*")[1].split("*comparisons with the best*")[0]
+    table = res.summary().to_markdown().split("*per-task table*")[1].split("*comparisons with the best*")[0]
     rows = [line for line in table.splitlines() if line.startswith("| task_0")]
     assert rows == [line for line in res.to_markdown().splitlines() if line.startswith("| task_0")]
     assert sum(cell.strip().startswith("**") for row in rows for cell in row.split("|")) == 2
