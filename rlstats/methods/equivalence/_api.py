@@ -589,7 +589,9 @@ def _published_units(design, means):
         which = np.flatnonzero(mask)
         if not which.size:
             return []
-        times = (lambda r: f"{signif(r, 2)}" if r >= 1 else f"1/{signif(1 / r, 2)}")  # noqa: E731
+        def times(r):
+            return f"{signif(r, 2)}" if r >= 1 else f"1/{signif(1 / r, 2)}"
+
         span = sorted(ratio[which])
         spread = times(span[0]) if len(span) == 1 else f"{times(span[0])} to {times(span[-1])}"
         each = listed([f"{design.tasks[t]} {times(ratio[t])}" for t in which], 8)

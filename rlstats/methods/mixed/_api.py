@@ -779,7 +779,11 @@ def run_sd_ratio(design):
     """The largest agent's run SD over the smallest's, each agent's runs' SD within its cells pooled over them
     (sqrt of the squared deviations from their cells' means over the cells' runs less one); NaN where fewer than two
     agents have runs that vary within a cell."""
-    sd, df = _run_sds(design)
+    return _sd_ratio(*_run_sds(design))
+
+
+def _sd_ratio(sd, df):
+    """:func:`run_sd_ratio` of :func:`_run_sds`' SDs and df."""
     sd = sd[(df > 0) & (sd > 0)]
     return float(sd.max() / sd.min()) if sd.size >= 2 else float("nan")
 
@@ -846,11 +850,11 @@ def _run_spread_notes(design, options):
     measured, family = _family_measured(options, design)
     if measured is None or not np.isclose(options.confidence_level, 0.95):
         return []
-    ratio = run_sd_ratio(design)
+    sd, df = _run_sds(design)
+    ratio = _sd_ratio(sd, df)
     rows = [row for row in calibration.rows(CALIBRATION) if row["configuration"].startswith(calibration.RUN_SPREADS)]
     if not ratio >= RUN_SD_RATIO or not rows:
         return []
-    sd, df = _run_sds(design)
     chance = run_sd_chance(df[(df > 0) & (sd > 0)], ratio)
     if not chance < RUN_SD_LEVEL:
         return []

@@ -47,7 +47,7 @@ from ...connectivity import components
 from ...errors import DesignError, OptionError
 from ...format import count, plural, singular
 from ...statistics import (P_ADJUST, chi2_sf, difference_ties, difference_tolerance, doubled_midranks,
-                           monte_carlo_pvalue, monte_carlo_se, near_ties, noise_free, normal_sf, studentized_range_isf,
+                           monte_carlo_pvalue, monte_carlo_se, near_ties, normal_sf, studentized_range_isf,
                            studentized_range_sf, wilcoxon_signed_rank)
 from ...resampling import block_layout, chunk_generators, group_streams, parallel_map, permute_blocks
 
@@ -1271,7 +1271,7 @@ def pairwise_wilcoxon(scores, *, adjustment="holm", alpha=0.05, pairs=None):
         # at 1e9 on one); the medians read the differences as they are
         x, y = scores[both, a], scores[both, b]
         spread, magnitude = np.abs(x - y), np.maximum(np.abs(x), np.abs(y))
-        d = noise_free(ranked[both, a] - ranked[both, b], spread, magnitude)
+        d = ranked[both, a] - ranked[both, b]  # difference_ties zeroes those within their rounding of 0 (noise_free's)
         d = np.sign(d) * difference_ties(np.abs(d), difference_tolerance(spread, magnitude))
         statistic[m], p[m], n_used[m] = wilcoxon_signed_rank(d)
         if n_used[m] == 0:  # tied on every shared task: no evidence either way (R's wilcox.test gives NA)
