@@ -83,7 +83,8 @@ def test_calibration_page_counts_the_rows():
 
 # 2. mixed(): its pairwise intervals where the agents' runs differ in spread (tests/reference/coverage_mixed_spreads.py,
 # the mixed.contrast rows "run sd by agent ..."), and the note of designs whose agents' run SDs are 2 or more times apart
-# (and, since audit s36 rv36c, by a ratio that runs of one SD reach in under 5% of normal samples: run_sd_chance)
+# (and, since audit s36 rv36c, a test that the spreads differ: Hartley's F-max under normal runs until audit s37
+# spread37, Levene's about medians since)
 
 
 def _spread_frame(sds, tasks=5, runs=3, seed=0):
@@ -158,9 +159,11 @@ def test_the_note_of_agents_whose_runs_differ_in_spread():
     # worded as the sample shows (audit s36 rv36c: it said the agents' runs "differ in spread")
     (note,) = notes((1, 1, 1, 4))
     assert note == ("the agents' runs' SDs within cells, each agent's pooled over its cells, lie 4.6 times apart in "
-                    "this sample, largest over smallest (2 or more, and a ratio that agents whose normal runs share "
-                    "one SD reach in 0.23% of samples with these df, under 5%), where the model fits one residual "
-                    "variance to all; at designs measured with agents alike in mean whose runs differ in spread, the "
+                    "this sample, largest over smallest (2 or more), and Levene's test of equal spreads (the runs' "
+                    "absolute deviations from their cell's median, tasks as blocks) gives p < 0.0001 (under 0.05; "
+                    "both held in at most 5.9% of simulated data sets whose agents' runs share one spread: 2 to 8 "
+                    "agents x 1 to 26 tasks x 2 to 10 runs a cell, balanced or not, of normal, skewed, heavy-tailed "
+                    "and capped scores, 2,000 a design), where the model fits one residual variance to all; at designs measured with agents alike in mean whose runs differ in spread, the "
                     "measured coverage of the 95% Tukey simultaneous intervals with Satterthwaite's df at 4 agents "
                     "with runs of SD 1, 1, 1, 4 in noise units, 5 tasks and 3 runs per cell: 0.904, 0.897 in the worst "
                     "of its 4 draws of the tasks' levels and spreads (skewed scores; 1600 simulated data sets; the "

@@ -6,6 +6,8 @@
   tasks at ~1 with A - B = 1e-5 .. 8e-5 and one at 1e11 with A = B: n_used 0, V 0, p 1 instead of V 36, p 1/128).
 * mixed's run_sd_chance (Hartley's F-max for unequal df) integrated on one 2,001-point log grid whose bounds mixed the
   df: [1, 20000] at an SD ratio of 4 gave 0.054 (exact 0.198), at 12.7 0.0 (0.0625); [10, 1e5] at 1.9 0.079 (0.014).
+  (Audit s37 spread37 replaced run_sd_chance by Levene's test about medians, whose checks are in
+  tests/test_audit_s37_spread37.py; its tests here went with it.)
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rlstats.methods.mixed._api import run_sd_chance
 from rlstats.methods.skillings_mack._kernels import pairwise_wilcoxon
 from rlstats.statistics import difference_ties
 
@@ -55,28 +56,3 @@ def test_a_zero_at_a_large_scale_does_not_zero_small_differences():
         r = pairwise_wilcoxon(scores)
         assert (float(r.statistic[0]), int(r.n_used[0])) == (36.0, 8)
         assert float(r.pvalue[0]) == pytest.approx(p, rel=1e-12)
-
-
-def _two(df1, df2, ratio):
-    q = ratio**2
-    return stats.f.sf(q, df1, df2) + stats.f.cdf(1 / q, df1, df2)
-
-
-@pytest.mark.parametrize("df1, df2, ratio", [(1, 2e4, 4.0), (1, 2e4, 12.7),
-                                             (10, 1e5, 1.9), (3, 7, 2.0), (10, 10, 1.928),
-                                             (1, 2e4, 1.5), (7, 3, 3.0)])
-def test_run_sd_chance_two_agents_is_the_f_distribution(df1, df2, ratio):
-    assert run_sd_chance([df1, df2], ratio) == pytest.approx(_two(df1, df2, ratio), abs=1e-6)
-
-
-@pytest.mark.parametrize("df, ratio", [([1, 20000, 20000], 4.0),
-                                       ([1, 20000, 20000], 12.7),
-                                       ([10, 1e5, 5], 2.5),
-                                       ([4, 4, 4000], 3.0), ([2, 50, 300, 20000], 3.0), ([10, 10, 10, 10], 2.0)])
-def test_run_sd_chance_many_agents_against_a_simulation(df, ratio):
-    # 200,000 seeded draws: Monte Carlo SE <= 0.0011; the check allows 5 SE plus 1e-4
-    rng = np.random.default_rng(36)
-    v = np.stack([rng.chisquare(d, 200_000) / d for d in df])
-    sim = float(np.mean(v.max(0) / v.min(0) >= ratio**2))
-    se = np.sqrt(max(sim * (1 - sim), 1e-6) / 200_000)
-    assert run_sd_chance(df, ratio) == pytest.approx(sim, abs=5 * se + 1e-4)

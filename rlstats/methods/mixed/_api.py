@@ -187,8 +187,10 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     the Tukey family held (0.948-0.988), but with one agent's runs 4 times as spread as three others' it declared
     agents alike different in up to 0.096 of 1,600 data sets (skewed, 5 tasks x 3 runs; normal at most 0.06), the
     model's one residual variance too small for that agent's pairs; a result whose agents' run SDs lie 2 or more
-    times apart in its sample, a ratio agents of one run SD reach in under 5% of normal samples with its df
-    (:func:`run_sd_chance`; audit s36 rv36c), quotes those rows where they miss, as what its sample shows.
+    times apart in its sample and differ by Levene's test about the cells' medians at 0.05 (:func:`spread_levene`;
+    audit s37 spread37: agents of one run spread meet both in at most 5.9% of data sets of normal, skewed,
+    heavy-tailed or capped scores, ``tests/reference/mixed_spread_trigger.py``) quotes those rows where they miss, as
+    what its sample shows.
 
     Runs at a score cap (audit s11): the model gives every agent one residual variance, which an agent whose runs
     nearly all reach a cap does not have. On simulated runs with 85% of a baseline agent's runs at a cap and agents 0
@@ -733,13 +735,23 @@ def _coverage_notes(design, options):
             f"{calibration.miss_clause(row, 0.95)}"]
 
 
-#: the agents' run SDs (each pooled over its cells) at least this many times apart, largest over smallest, and a ratio
-#: unlikely for runs of one SD (:func:`run_sd_chance` under :data:`RUN_SD_LEVEL`), make a result quote the rows of agents whose runs differ in spread
-#: (audit s36 calib36, tests/reference/coverage_mixed_spreads.py: one or half the agents' runs 4 times the others' SD)
+#: the agents' run SDs (each pooled over its cells) at least this many times apart, largest over smallest, and
+#: Levene's test of equal spreads (:func:`spread_levene`) below :data:`RUN_SD_LEVEL`, make a result quote the rows of
+#: agents whose runs differ in spread (audit s36 calib36, tests/reference/coverage_mixed_spreads.py: one or half the
+#: agents' runs 4 times the others' SD)
 RUN_SD_RATIO = 2.0
-#: the chance of the sample SD ratio under runs of one SD (normal, these df) below which the note fires (audit
-#: s36 rv36c: a fixed ratio of 2 is reached under equal spreads in 41% of designs of 8 agents x 5 tasks x 3 runs)
+#: the level of :func:`spread_levene` below which the note fires (audit s37 spread37; before it, s36 rv36c's Hartley
+#: F-max under normal runs, which skewed runs of one spread passed in up to 46% of data sets)
 RUN_SD_LEVEL = 0.05
+#: the largest share of data sets of agents of one run spread in which the note's two conditions held
+#: (tests/reference/mixed_spread_trigger.py, audit s37 spread37, 2,000 data sets a design of normal, skewed,
+#: heavy-tailed and capped scores: 2, 3, 4, 6 and 8 agents x 1, 5 and 26 tasks x 3, 5 and 10 runs, 0-5.5%, the test
+#: alone 0.85-6.0%; 7 designs of 2 to 8 agents with cells of 1 to 10 runs or of 2, up to 5.9%, skewed at 4 agents x
+#: 1 task x 2 to 4 runs)
+RUN_SD_EQUAL_FIRES = 0.059
+#: what :data:`RUN_SD_EQUAL_FIRES` measured, as the note says it
+RUN_SD_MEASURED = ("2 to 8 agents x 1 to 26 tasks x 2 to 10 runs a cell, balanced or not, of normal, skewed, "
+                   "heavy-tailed and capped scores, 2,000 a design")
 
 
 def _family_measured(options, design):
@@ -788,56 +800,91 @@ def _sd_ratio(sd, df):
     return float(sd.max() / sd.min()) if sd.size >= 2 else float("nan")
 
 
-def run_sd_chance(df, ratio):
-    """The chance that independent pooled variances of normal runs sharing one variance, with ``df`` (one per agent),
-    lie ``ratio`` ** 2 or more times apart, largest over smallest: Hartley's F-max for unequal df, P(max V / min V >=
-    q) for V_j ~ chi2(df_j) / df_j, q = ratio ** 2, one minus sum_i integral f_i(x) prod_(j != i) (F_j(q x) - F_j(x))
-    dx (x the smallest; agents of one df taken together), integrated in log x on one grid from the lowest 1e-12
-    quantile of the V_j to the highest 1e-12 upper quantile, its step an eighth of the SD in log of the V of most df
-    (sqrt(2 / df) / 8; at most 2 million points over the distinct df; review s36 rvfix36: one grid of 2,001 points
-    whose bounds mixed the df gave 0.054 for df 1 and 20000 at a ratio of 4, exact 0.198). Two agents: P(F(df_1,
-    df_2) >= q) + P(F(df_1, df_2) <= 1 / q), exactly (2 P(F >= q) at equal df: 0.05 at 10 and 10 df and an SD ratio of
-    1.928, sqrt of F's 0.975 quantile); 4 agents of 10 df: 0.05 at an F-max of 5.67 (Hartley's
-    table). A result fires its note where this is below :data:`RUN_SD_LEVEL` and the ratio is
-    :data:`RUN_SD_RATIO` or more. Measured through :func:`run_sd_ratio` and :func:`_run_sds`' df (audit s36 rv36c,
-    ``tests/test_audit_s36_rv36c.py``; ``coverage_mixed_spreads.py``'s simulate, the first draw of the tasks' levels and
-    spreads; 2,000 data sets a design of agents alike, 500 of the rows' designs): agents whose runs share one SD fire
-    it in 1.3-1.8% of normal data sets at 2, 4, 8 and 10 agents x 5 tasks x 3 runs (the ratio of 2 alone: 8.1%, 29%,
-    64%, 75%) and none at 4 x 10 x 10, but in 8.7%, 19%, 37% and 46% of skewed ones (before: 29%, 72%, 96%, 99%; a
-    skewed sample's SD varies more than a chi-square's) and 28% at 4 x 10 x 10 (as before); the rows' designs (one or
-    half the agents' runs 4 times the others' SD) in 85-93% of normal data sets at 5 x 3 (before 96-99.8%), 97-99% at
-    10 x 3 and all at 5 x 10; skewed 69-90% at 5 x 3 (85-99%), 94-95% at 10 x 3."""
+def spread_levene(y, task, agent, n_tasks, n_agents, use=None, drop_middle=True):
+    """Levene's test of equal spreads of the agents' runs (Brown and Forsythe's, about medians) with tasks as blocks:
+    (F, numerator df, denominator df, p-value), each of shape ``y.shape[:-1]`` (``y`` (..., runs): one data set a
+    row, every row of the same design, so a simulation's data sets go at once; audit s37 spread37).
+
+    Each run's absolute deviation from its cell's median (task x agent), less one a cell (``drop_middle``): the
+    median's own run in a cell of odd runs, whose deviation is 0 by construction (Hines and Hines' removal of the
+    structural zero), and in a cell of even runs the second of the two middle runs, whose deviation equals the
+    first's (a cell of 2 runs gives one deviation, not the same one twice); kept, they count as data and the test
+    misreads its df (audit s37 spread37, ``tests/reference/mixed_spread_trigger.py --keep-middle``: on agents of one
+    spread it fired in 38-40% of data sets of 4 agents x 5 tasks x 2 runs, in none of 2,000 at one task x 3 runs,
+    and on the 1/1/1/4 spreads at 5 tasks x 3 skewed runs in 64%, against 76% with one dropped). Each task's deviations
+    over their mean, so that a task's units and spread weigh nothing (a task whose deviations are all 0 is left
+    out); then the F of the agents in the additive two-way analysis of variance of the deviations on task and agent
+    (the agents' sums of squares adjusted for the tasks, intra-block: ``pinv`` of the agents' information matrix,
+    its rank their df; the residual df the deviations less the tasks less that rank). ``use`` (..., agents) False
+    leaves an agent out (those :func:`_sd_ratio` leaves out, whose runs do not vary). With one task and
+    ``drop_middle=False`` it is ``scipy.stats.levene(center="median")`` (dividing by the one task's mean is a common
+    factor, which F does not see)."""
     from scipy import stats
 
-    df = np.asarray(df, dtype=float)
-    q = float(ratio) ** 2
-    if df.size < 2:
-        return float(q <= 1.0)
-    if df.size == 2:
-        return float(np.clip(stats.f.sf(q, df[0], df[1]) + stats.f.cdf(1 / q, df[0], df[1]), 0, 1))
-    df, many = np.unique(df, return_counts=True)
-    df = df[:, None]
-    low = float(np.min(stats.chi2.ppf(1e-12, df) / df))
-    high = float(np.max(stats.chi2.isf(1e-12, df) / df))
-    step = np.sqrt(2 / df.max()) / 8
-    points = int(np.clip(np.ceil(np.log(high / low) / step) + 1, 2001, 2_000_000 // df.size))
-    log_x, width = np.linspace(np.log(low), np.log(high), points, retstep=True)
-    x = np.exp(log_x)[None, :]
-    density = stats.chi2.pdf(x * df, df) * df * x  # of V_j in log x
-    inside = np.clip(stats.chi2.cdf(q * x * df, df) - stats.chi2.cdf(x * df, df), 0, 1)
-    others = inside ** many[:, None]  # the agents of each df
-    ones = np.ones_like(x)
-    before = np.cumprod(np.vstack([ones, others[:-1]]), axis=0)
-    after = np.cumprod(np.vstack([ones, others[:0:-1]]), axis=0)[::-1]
-    own = many[:, None] * density * inside ** (many[:, None] - 1)  # one agent of this df the smallest
-    below = float((own * before * after).sum() * width)
-    return float(np.clip(1 - below, 0, 1))
+    y = np.asarray(y, dtype=float)
+    cell = np.asarray(task, dtype=np.intp) * n_agents + np.asarray(agent, dtype=np.intp)
+    n_cells = n_tasks * n_agents
+    # each row's runs in cell order, ascending within a cell (sort by value, then stably by cell)
+    by_y = np.argsort(y, axis=-1)
+    by_cell = np.argsort(cell[by_y], axis=-1, kind="stable")
+    v = np.take_along_axis(np.take_along_axis(y, by_y, axis=-1), by_cell, axis=-1)
+    counts = np.bincount(cell, minlength=n_cells)
+    where = np.repeat(np.arange(n_cells), counts)  # the cell of each sorted position
+    start = np.cumsum(counts) - counts
+    held = counts > 0
+    lower, upper = (start + (counts - 1) // 2)[held], (start + counts // 2)[held]
+    median = np.zeros(y.shape[:-1] + (n_cells,))
+    median[..., held] = (v[..., lower] + v[..., upper]) / 2
+    z = np.abs(v - median[..., where])
+    weight = np.ones(y.shape, dtype=float)
+    if drop_middle:  # one deviation a cell: the median's own 0 (odd runs) or the second of the two equal middle ones
+        weight[..., upper] = 0.0
+    if use is not None:
+        weight = weight * np.asarray(use, dtype=float)[..., where % n_agents]
+
+    def cell_sums(x):
+        out = np.zeros(x.shape[:-1] + (n_cells,))
+        out[..., held] = np.add.reduceat(x, start[held], axis=-1)
+        return out.reshape(x.shape[:-1] + (n_tasks, n_agents))
+
+    of_task = where // n_agents
+    task_sum = cell_sums(weight * z).sum(axis=-1)
+    live = task_sum > 0  # a task whose deviations are all 0 (or left out) carries nothing
+    task_mean = np.where(live, task_sum, 1.0) / np.fmax(cell_sums(weight).sum(axis=-1), 1.0)
+    weight = weight * live[..., of_task]
+    z = z / task_mean[..., of_task]
+    n_ta, s_ta = cell_sums(weight), cell_sums(weight * z)
+    n_t = n_ta.sum(axis=-1)
+    inverse_n = np.where(n_t > 0, 1 / np.fmax(n_t, 1.0), 0.0)
+    z_t = s_ta.sum(axis=-1) * inverse_n
+    information = (n_ta.sum(axis=-2)[..., :, None] * np.eye(n_agents)
+                   - np.einsum("...ta,...tb,...t->...ab", n_ta, n_ta, inverse_n))
+    adjusted = (s_ta - n_ta * z_t[..., None]).sum(axis=-2)
+    effects = np.einsum("...ab,...b->...a", np.linalg.pinv(information, hermitian=True), adjusted)
+    between = np.einsum("...a,...a->...", adjusted, effects)
+    df1 = np.linalg.matrix_rank(information, hermitian=True).astype(float)
+    residual = (weight * (z - z_t[..., of_task]) ** 2).sum(axis=-1) - between
+    df2 = weight.sum(axis=-1) - live.sum(axis=-1) - df1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = np.where((df1 > 0) & (df2 > 0), (between / df1) / (np.fmax(residual, 0.0) / df2), np.nan)
+    return f, df1, df2, stats.f.sf(f, df1, df2)
+
+
+def run_spread_test(design):
+    """:func:`spread_levene` of the design's runs, the agents :func:`_sd_ratio` reads (their runs vary within a cell):
+    (F, numerator df, denominator df, p-value), floats."""
+    sd, df = _run_sds(design)
+    f, df1, df2, p = spread_levene(design.y, design.task, design.agent, design.n_tasks, design.n_agents,
+                                   use=(df > 0) & (sd > 0))
+    return float(f), float(df1), float(df2), float(p)
 
 
 def _run_spread_notes(design, options):
     """Where the agents' run SDs within cells (:func:`run_sd_ratio`) lie :data:`RUN_SD_RATIO` or more times apart in
-    the sample, a ratio that agents whose normal runs share one SD reach with chance under :data:`RUN_SD_LEVEL`
-    (:func:`run_sd_chance`): the ``mixed.contrast`` rows of agents whose runs differ in spread (``configuration`` "run
+    the sample and Levene's test of equal spreads (:func:`run_spread_test`, about the cells' medians, tasks as
+    blocks) gives p under :data:`RUN_SD_LEVEL` (agents of one run spread meet both in at most
+    :data:`RUN_SD_EQUAL_FIRES` of simulated data sets, normal or not: ``tests/reference/mixed_spread_trigger.py``): the
+    ``mixed.contrast`` rows of agents whose runs differ in spread (``configuration`` "run
     sd by agent ..."; audit s36, ``tests/reference/coverage_mixed_spreads.py``: 2 and 4 agents alike in mean, half of
     them or one with runs 4 times the others' SD, balanced designs of 5 and 10 tasks, 3, 5 and 10 runs, normal and
     skewed scores) at the agents measured nearest (said where the design's are beyond them), the tasks bracketing the
@@ -845,18 +892,17 @@ def _run_spread_notes(design, options):
     fewest runs in a cell to the nearest to its most, the worst quoted, as :func:`_means_notes`), their lowest
     coverage of this df method and family where it misses 0.95 by more than 3 Monte Carlo SE
     (:func:`rlstats.calibration.shortfall`); empty otherwise, at another level, or for a df method or family not
-    measured there (Kenward-Roger's; Sidak's and Scheffe's from 3 agents). The note says what the sample shows, not
-    that the spreads differ."""
+    measured there (Kenward-Roger's; Sidak's and Scheffe's from 3 agents). The note says what the sample shows and
+    what the test found, not that the spreads differ."""
     measured, family = _family_measured(options, design)
     if measured is None or not np.isclose(options.confidence_level, 0.95):
         return []
-    sd, df = _run_sds(design)
-    ratio = _sd_ratio(sd, df)
+    ratio = run_sd_ratio(design)
     rows = [row for row in calibration.rows(CALIBRATION) if row["configuration"].startswith(calibration.RUN_SPREADS)]
     if not ratio >= RUN_SD_RATIO or not rows:
         return []
-    chance = run_sd_chance(df[(df > 0) & (sd > 0)], ratio)
-    if not chance < RUN_SD_LEVEL:
+    p_value = run_spread_test(design)[3]
+    if not p_value < RUN_SD_LEVEL:
         return []
     measured_agents = sorted({int(row["agents"]) for row in rows})
     agents = calibration.nearest_count(measured_agents, design.n_agents)
@@ -884,10 +930,11 @@ def _run_spread_notes(design, options):
     else:
         where = ""
     return [f"the agents' runs' SDs within cells, each agent's pooled over its cells, lie {signif(ratio, 2)} times "
-            f"apart in this sample, largest over smallest ({signif(RUN_SD_RATIO, 2)} or more, and a ratio "
-            f"that agents whose normal runs share one SD reach in "
-            f"{'under 0.1' if chance < 0.001 else signif(100 * chance, 2)}% of samples with these df, under "
-            f"{RUN_SD_LEVEL:.0%}), where the model fits one residual variance to all; at "
+            f"apart in this sample, largest over smallest ({signif(RUN_SD_RATIO, 2)} or more), and Levene's test "
+            f"of equal spreads (the runs' absolute deviations from their cell's median, tasks as blocks) gives "
+            f"p {'< 0.0001' if p_value < 1e-4 else '= ' + signif(p_value, 2)} (under {signif(RUN_SD_LEVEL, 2)}; "
+            f"both held in at most {signif(100 * RUN_SD_EQUAL_FIRES, 2)}% of simulated data sets whose agents' runs "
+            f"share one spread: {RUN_SD_MEASURED}), where the model fits one residual variance to all; at "
             f"designs measured with agents alike in mean whose runs differ in spread, the measured coverage of the "
             f"95% {family} simultaneous intervals with {_DDF_NOTE[options.ddf]} df at {agents} agents with runs of "
             f"SD {sds.replace('/', ', ')} in noise units, {calibration.bracket_words(tasks, row['tasks'])} and "
