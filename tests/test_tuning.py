@@ -369,7 +369,7 @@ def test_a_configuration_at_a_ceiling_gets_the_sweeps_spread():
     assert skew_t["conf_high"] - skew_t["conf_low"] >= 2 * stats.t.ppf(0.975, 2) * math.sqrt(pooled / 3 / 3) - 1e-9
 
 
-def test_the_percentile_band_is_the_old_one_bit_for_bit():
+def test_the_percentile_band_is_the_old_one_to_its_last_bits():
     # band="percentile" keeps the earlier default's method; its numbers pinned on today's streams (audit s34)
     rng = np.random.default_rng(3)
     values = [rng.normal(mu, 1.0, 4) for mu in rng.normal(0, 1, 5)]
@@ -388,9 +388,10 @@ PERCENTILE_BEFORE = ([-0.6429464219158582, 0.3381354741248962], [0.1885811403752
 
 
 def recorded(value):
-    """A number recorded with numpy 2.4 and scipy 1.17: equal bit for bit there and with any numpy >= 2; within
-    1e-12 under numpy 1 and the scipy of its time (CI's oldest allowed versions), whose last bits differ."""
-    return value if int(np.__version__.split(".")[0]) >= 2 else pytest.approx(value, rel=1e-12)
+    """A number recorded with numpy 2.4 and scipy 1.17: equal to within 4 units in the last place with any numpy >= 2
+    (another processor's vector width sums in another order: -0.642946421915858 for -0.6429464219158582 on a
+    Haswell build); within 1e-12 under numpy 1 and the scipy of its time (CI's oldest allowed versions)."""
+    return pytest.approx(value, rel=4 * np.finfo(float).eps if int(np.__version__.split(".")[0]) >= 2 else 1e-12)
 
 
 def test_expected_max_mean_over_tasks_at_equal_budget():
