@@ -182,7 +182,7 @@ def _label_margins(ax, left, right, span):
 
 
 #: inches a bar joining agents not different reaches past each end's mean rank where nothing is near: two agents
-#: 0.13 ranks apart made a bar of 0.03 in at a column's width, a speck (fig37)
+#: 0.13 ranks apart made a bar of 0.02 in at a column's width, a speck (fig37)
 BAR_END = 0.06
 
 
@@ -282,7 +282,7 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     # no label is cut at the axes' (here the figure's) width
     left, right, label_size, per_rank = _label_margins(ax, labels[half:], labels[:half], hi - lo + 0.5)
     if per_rank * (hi - lo + 0.5) < 0.5 * _axes_width(ax):  # the names took half the width: each its rank under it
-        # (fig37: 9 agents at 3.5 in left the ranks 1.1 in of 3.3, the bars of agents not different specks)
+        # (fig37: 9 agents at 3.5 in left the ranks 0.76 in, the bars of agents not different specks)
         labels = [f"{names[j]}\n({ranks[j]:.2f})" for j in order]
         left, right, label_size, per_rank = _label_margins(
             ax, [line for label in labels[half:] for line in label.split("\n")],
