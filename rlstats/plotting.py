@@ -484,16 +484,20 @@ def fit_at_draw(drawn: Any, before: Mapping[int, str | None]) -> None:
     was fitted to a share of the figure, not to where the layout puts it (session 37, fig37: at 3.3 x 2.4 in the
     curves' and profiles' y labels were cut at both ends, the mixed model's title past the right edge)."""
     for figure in _figures(drawn):
-        # not an Axes whose rows were counted for its height (:func:`rows_held`): a title broken there took the
-        # height the rows were counted in, and they overlapped (fig37: tuning's best set at 3.3 x 2.4 in)
-        texts = [text for axes in figure.axes if not getattr(axes, "_rlstats_rows_held", False)
-                 for text in (axes.title, axes.xaxis.label, axes.yaxis.label)
-                 if text.get_text() and before.get(id(text)) != text.get_text()]
-        fitter = next((artist for artist in figure.artists if hasattr(artist, "fitted_texts")), None)
-        if fitter is None:
-            fitter = _fitter_class()()
-            figure.add_artist(fitter)
-        fitter.fitted_texts.update({text: text.get_text() for text in texts})
+        _fitted_at_draw(figure, [text for axes in figure.axes
+                                 for text in (axes.title, axes.xaxis.label, axes.yaxis.label)
+                                 if text.get_text() and before.get(id(text)) != text.get_text()])
+
+
+def _fitted_at_draw(figure: Any, texts: list[Any]) -> None:
+    """``texts`` of ``figure`` fitted at each of its draws (:func:`fit_at_draw`) while they say what they say now; also
+    while a plot counts the rows its caller's Axes hold (:func:`rows_held`: a title broken at the draw took the
+    height the rows were counted in, and they overlapped; fig37, tuning's best set at 3.3 x 2.4 in)."""
+    fitter = next((artist for artist in figure.artists if hasattr(artist, "fitted_texts")), None)
+    if fitter is None:
+        fitter = _fitter_class()()
+        figure.add_artist(fitter)
+    fitter.fitted_texts.update({text: text.get_text() for text in texts})
 
 
 def _fit_drawn(figure: Any, texts: Mapping[Any, str], renderer: Any) -> None:
@@ -504,7 +508,9 @@ def _fit_drawn(figure: Any, texts: Mapping[Any, str], renderer: Any) -> None:
     ours = [text for text, words in texts.items() if text.figure is figure and text.get_visible()
             and (text.get_text() == words or (text in _WRITTEN and _state(text) == _WRITTEN[text].left))]
     engine = figure.get_layout_engine()
-    written = {text: (_WRITTEN[text].words, _WRITTEN[text].size) if text in _WRITTEN else _state(text) for text in ours}
+    # as written: as fitting recorded it where the text is as fitting left it, else as it is (written anew since)
+    written = {text: (_WRITTEN[text].words, _WRITTEN[text].size)
+               if text in _WRITTEN and _state(text) == _WRITTEN[text].left else _state(text) for text in ours}
     for _ in range(3):
         if not _fit_placed(figure, ours, written, renderer) or engine is None:
             return
@@ -857,9 +863,13 @@ def rows_held(ax: Any, n: int, draw: Callable[[int], Any]) -> int:
     refuses a ``figsize=``), so the rows past its height are left out, which the plot's title says; measured on the
     figure drawn by the rule of :func:`_drawn_over` (audit s33 tunefig33: the best set's 30 rows in 3.4 x 2.55 in, and
     its two-line labels at 7 x 5.25 in, stacked over each other)."""
-    ax._rlstats_rows_held = True  # its rows counted for its height now: not refitted at draw (:func:`fit_at_draw`)
+    def drawn(k):  # the rows, and the title and x label they come with fitted at each draw, as they will be when the
+        # caller's figure is drawn (:func:`fit_at_draw`): the rows counted in the height the broken title leaves
+        draw(k)
+        _fitted_at_draw(ax.figure, [text for text in (ax.title, ax.xaxis.label) if text.get_text()])
+
     k = n
-    draw(k)
+    drawn(k)
     for _ in range(n):
         if k <= 1:
             break
@@ -870,7 +880,7 @@ def rows_held(ax: Any, n: int, draw: Callable[[int], Any]) -> int:
         # a first guess: the rows about the Axes' height over 1.1 k apart (matplotlib's margins), each a label apart
         tallest = max(label.get_window_extent(renderer).height for label in shown)
         k = max(1, min(k - 1, int(ax.get_window_extent(renderer).height / (1.1 * tallest))))
-        draw(k)
+        drawn(k)
     return k
 
 

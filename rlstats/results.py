@@ -607,8 +607,9 @@ class Result:
         finally:
             ASKED_SIZE.reset(token)
         literal_dollars(drawn, before)
-        if ax is not None:  # the caller's figure, laid out by the caller: its texts fitted where its layout puts them
-            fit_at_draw(drawn, before)
+        # the texts it wrote fitted where the layout puts them, at each draw: on the caller's figure, laid out by the
+        # caller, and on its own (fig37: the curves' y label at 4.5 x 3 in reached both edges)
+        fit_at_draw(drawn, before)
         if ax is None and size is None:  # its own figure: grown where long names leave the layout no room
             hold_labels(drawn, [*getattr(self, "agents", ()), *getattr(self, "tasks", ())])
         return resized(drawn, size)

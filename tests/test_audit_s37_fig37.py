@@ -148,3 +148,31 @@ def test_tuning_latex_prints_configurations_with_the_digits_that_tell_them_apart
     assert short.replace("_", "\\_") in latex and full.replace("_", "\\_") not in latex
     assert "fewest significant digits (4 or more) that keep them apart; tidy() has them in full" in latex
     assert full in str(res.summary()) and full in set(res.tidy()["config"])  # nowhere else changed
+
+
+def test_tuning_best_set_on_a_column_fits_its_title_and_keeps_its_rows_apart():
+    """On the caller's 3.3 x 2.4 in Axes the title ran 0.17 in past the right edge; broken at the draw alone, it took
+    the height the rows had been counted in, and the rows' labels overlapped: the rows are counted as drawn."""
+    df = pd.concat([_sweep().assign(agent=f"procedure_{i}") for i in range(3)])
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
+                         views=["best_set"], n_resamples=200, rng=0)
+    fig, ax = _column()
+    res.plot(kind="best_set", ax=ax)
+    _inside(fig)
+    renderer = fig.canvas.get_renderer()
+    boxes = sorted((label.get_window_extent(renderer) for label in ax.get_yticklabels()), key=lambda b: b.y0)
+    assert len(boxes) >= 1 and all(low.y1 <= high.y0 + 0.5 for low, high in zip(boxes, boxes[1:]))
+    shown = len(boxes)
+    assert f"{shown} of " in ax.get_title().replace("\n", " ")
+
+
+def test_curves_own_figure_keeps_its_y_label_off_the_edges():
+    """The curves' own 4.5 x 3 in figure: "IQM (the mean: 3 runs, none trimmed)" reached both edges of it."""
+    df = rlstats.datasets.simulate_curves(agents=2, tasks=1, seeds=3, steps=6, rng=0)
+    res = rlstats.curves(df, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0)
+    ax = res.plot()
+    fig = ax.figure
+    fig.canvas.draw()
+    box = ax.yaxis.label.get_window_extent(fig.canvas.get_renderer())
+    assert box.y0 >= 0.02 * fig.bbox.height and box.y1 <= 0.98 * fig.bbox.height
+    assert ax.get_ylabel().replace("\n", " ") == "IQM (the mean: 3 runs, none trimmed)"
