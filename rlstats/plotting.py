@@ -539,7 +539,16 @@ def _fitter_class() -> Any:
         def get_window_extent(self, renderer: Any = None) -> Any:
             return Bbox.null()
 
+    # named as the module's attribute (:func:`__getattr__`), so that a figure drawn by a plot pickles, as matplotlib's do
+    FitAtDraw.__qualname__ = FitAtDraw.__name__ = "_FitAtDraw"
     return FitAtDraw
+
+
+def __getattr__(name: str) -> Any:
+    """``_FitAtDraw``, :func:`_fitter_class`'s class, made on first use (a pickled figure names it here)."""
+    if name == "_FitAtDraw":
+        return _fitter_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _overlapping(figure: Any, drawn: bool = False, design: bool = False) -> set[tuple[int, int]]:

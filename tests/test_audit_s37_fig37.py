@@ -176,3 +176,15 @@ def test_curves_own_figure_keeps_its_y_label_off_the_edges():
     box = ax.yaxis.label.get_window_extent(fig.canvas.get_renderer())
     assert box.y0 >= 0.02 * fig.bbox.height and box.y1 <= 0.98 * fig.bbox.height
     assert ax.get_ylabel().replace("\n", " ") == "IQM (the mean: 3 runs, none trimmed)"
+
+
+def test_a_plotted_figure_pickles_with_its_fitting():
+    """The artist that fits the texts at each draw travels with the figure, as matplotlib's figures pickle."""
+    import pickle
+
+    df = rlstats.datasets.simulate(agents=6, tasks=5, seeds=4, rng=0)
+    fig, ax = _column(3.5, 2.6)
+    rlstats.mixed(df, "score ~ agent | task/seed").plot(ax=ax)
+    again = pickle.loads(pickle.dumps(fig))
+    _inside(again)
+    assert again.axes[0].get_title().replace("\n", " ") == ax.get_title().replace("\n", " ")
