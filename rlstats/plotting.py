@@ -437,7 +437,13 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
     with warnings.catch_warnings():  # a layout that collapses is :func:`_check_room`'s to report, after this
         warnings.simplefilter("ignore")
         figure.draw_without_rendering()  # the constrained layout at the new size places the texts
-    renderer = figure.canvas.get_renderer()
+    _fit_placed(figure, texts, written, figure.canvas.get_renderer())
+
+
+def _fit_placed(figure: Any, texts: list[Any], written: Mapping[Any, tuple[str, float]], renderer: Any) -> bool:
+    """:func:`_fit_texts` on the figure as it is laid out now (``written``: each text's words and size as written);
+    whether it changed any text."""
+    before = [_state(text) for text in texts]
     width, height = figure.get_size_inches() * figure.dpi
 
     def outside(text, margin=0.03):
@@ -467,6 +473,82 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
                 break
             text.set_fontsize(max(floor, text.get_fontsize() * (1.0 - (2.0 if centred else 1.0) * share - 0.01)))
         _keep_written(text, written[text])
+    return before != [_state(text) for text in texts]
+
+
+def fit_at_draw(drawn: Any, before: Mapping[int, str | None]) -> None:
+    """The titles, axis labels of the caller's ``ax=`` that the plot wrote (those not among ``before``,
+    :func:`texts_of`'s record of the figure before it) broken at words, or set smaller, at each draw of the figure,
+    after its layout placed the Axes and before they are drawn, until they lie inside the figure (:func:`_fit_placed`),
+    and the layout run again on them as broken. Measured at the plot, with the caller's layout still to run, a label
+    was fitted to a share of the figure, not to where the layout puts it (session 37, fig37: at 3.3 x 2.4 in the
+    curves' and profiles' y labels were cut at both ends, the mixed model's title past the right edge)."""
+    for figure in _figures(drawn):
+        _fitted_at_draw(figure, [text for axes in figure.axes
+                                 for text in (axes.title, axes.xaxis.label, axes.yaxis.label)
+                                 if text.get_text() and before.get(id(text)) != text.get_text()])
+
+
+def _fitted_at_draw(figure: Any, texts: list[Any]) -> None:
+    """``texts`` of ``figure`` fitted at each of its draws (:func:`fit_at_draw`) while they say what they say now; also
+    while a plot counts the rows its caller's Axes hold (:func:`rows_held`: a title broken at the draw took the
+    height the rows were counted in, and they overlapped; fig37, tuning's best set at 3.3 x 2.4 in)."""
+    fitter = next((artist for artist in figure.artists if hasattr(artist, "fitted_texts")), None)
+    if fitter is None:
+        fitter = _fitter_class()()
+        figure.add_artist(fitter)
+    fitter.fitted_texts.update({text: text.get_text() for text in texts})
+
+
+def _fit_drawn(figure: Any, texts: Mapping[Any, str], renderer: Any) -> None:
+    """:func:`fit_at_draw`'s work at a draw: the texts as the plot (or an earlier draw's fitting) left them, the caller
+    having written none anew, fitted to the figure as laid out, the layout run again, at most three times."""
+    import warnings
+
+    ours = [text for text, words in texts.items() if text.figure is figure and text.get_visible()
+            and (text.get_text() == words or (text in _WRITTEN and _state(text) == _WRITTEN[text].left))]
+    engine = figure.get_layout_engine()
+    # as written: as fitting recorded it where the text is as fitting left it, else as it is (written anew since)
+    written = {text: (_WRITTEN[text].words, _WRITTEN[text].size)
+               if text in _WRITTEN and _state(text) == _WRITTEN[text].left else _state(text) for text in ours}
+    for _ in range(3):
+        if not _fit_placed(figure, ours, written, renderer) or engine is None:
+            return
+        with warnings.catch_warnings():  # a layout that collapses says so at the caller's draw, as it would have
+            warnings.simplefilter("ignore")
+            engine.execute(figure)
+
+
+@functools.cache
+def _fitter_class() -> Any:
+    """The artist of :func:`fit_at_draw`: drawn first of the figure's (after its layout, before the Axes), nothing to
+    see, no part of the layout; a class made on first use, as matplotlib is imported only to draw."""
+    from matplotlib.artist import Artist
+    from matplotlib.transforms import Bbox
+
+    class FitAtDraw(Artist):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fitted_texts: dict[Any, str] = {}
+            self.set_zorder(-1e9)
+            self.set_in_layout(False)
+
+        def draw(self, renderer: Any) -> None:
+            _fit_drawn(self.figure, self.fitted_texts, renderer)
+
+        def get_window_extent(self, renderer: Any = None) -> Any:
+            return Bbox.null()
+
+    # named as the module's attribute (:func:`__getattr__`), so that a figure drawn by a plot pickles, as matplotlib's do
+    FitAtDraw.__qualname__ = FitAtDraw.__name__ = "_FitAtDraw"
+    return FitAtDraw
+
+
+def __getattr__(name: str) -> Any:
+    """``_FitAtDraw``, :func:`_fitter_class`'s class, made on first use (a pickled figure names it here)."""
+    if name == "_FitAtDraw":
+        return _fitter_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _overlapping(figure: Any, drawn: bool = False, design: bool = False) -> set[tuple[int, int]]:
@@ -790,8 +872,13 @@ def rows_held(ax: Any, n: int, draw: Callable[[int], Any]) -> int:
     refuses a ``figsize=``), so the rows past its height are left out, which the plot's title says; measured on the
     figure drawn by the rule of :func:`_drawn_over` (audit s33 tunefig33: the best set's 30 rows in 3.4 x 2.55 in, and
     its two-line labels at 7 x 5.25 in, stacked over each other)."""
+    def drawn(k):  # the rows, and the title and x label they come with fitted at each draw, as they will be when the
+        # caller's figure is drawn (:func:`fit_at_draw`): the rows counted in the height the broken title leaves
+        draw(k)
+        _fitted_at_draw(ax.figure, [text for text in (ax.title, ax.xaxis.label) if text.get_text()])
+
     k = n
-    draw(k)
+    drawn(k)
     for _ in range(n):
         if k <= 1:
             break
@@ -802,7 +889,7 @@ def rows_held(ax: Any, n: int, draw: Callable[[int], Any]) -> int:
         # a first guess: the rows about the Axes' height over 1.1 k apart (matplotlib's margins), each a label apart
         tallest = max(label.get_window_extent(renderer).height for label in shown)
         k = max(1, min(k - 1, int(ax.get_window_extent(renderer).height / (1.1 * tallest))))
-        draw(k)
+        drawn(k)
     return k
 
 

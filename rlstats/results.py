@@ -585,8 +585,8 @@ class Result:
             ``fig.savefig("fig.pdf")``. ``ax.figure`` of either is the figure.
         """
         kinds = type(self)._plot_kinds
-        from .plotting import (ASKED_SIZE, check_figsize, hold_labels, literal_dollars, names_as_written, resized,
-                               texts_of)
+        from .plotting import (ASKED_SIZE, check_figsize, fit_at_draw, hold_labels, literal_dollars, names_as_written,
+                               resized, texts_of)
 
         if not kinds:
             raise OptionError(f"{type(self).__name__} has no plots")
@@ -607,6 +607,9 @@ class Result:
         finally:
             ASKED_SIZE.reset(token)
         literal_dollars(drawn, before)
+        # the texts it wrote fitted where the layout puts them, at each draw: on the caller's figure, laid out by the
+        # caller, and on its own (fig37: the curves' y label at 4.5 x 3 in reached both edges)
+        fit_at_draw(drawn, before)
         if ax is None and size is None:  # its own figure: grown where long names leave the layout no room
             hold_labels(drawn, [*getattr(self, "agents", ()), *getattr(self, "tasks", ())])
         return resized(drawn, size)

@@ -98,9 +98,11 @@ def test_best_set_plot_says_when_it_leaves_bars_out():
     chances = int((shown["probability_best"] > 0).sum())
     assert chances > 30
     ax = res.plot(kind="best_set")
-    assert len(ax.patches) == 30
+    # at most 30 bars, and fewer where 30 would make the figure taller than a page (9 in; session 37, fig37)
+    bars = len(ax.patches)
+    assert 20 <= bars <= 30 and ax.figure.get_size_inches()[1] <= 9.0
     text = " ".join([ax.get_title(), ax.get_xlabel(), ax.figure.texts[0].get_text() if ax.figure.texts else ""])
-    assert f"30 of {chances}" in text, text
+    assert f"{bars} of {chances}" in text.replace("\n", " "), text
     matplotlib.pyplot.close(ax.figure)
 
 

@@ -170,10 +170,10 @@ def test_the_figure_at_column_width_has_its_legend_above_and_ticks_at_logged_ste
     assert box.y0 >= frame.y1 - 1 and box.x0 >= 0 and box.x1 <= fig.bbox.x1  # above the data, inside the figure
     assert [t.get_text() for t in legend.get_texts()] == ["A2C", "DQN", "PPO"]
     # 3 runs of one task: every band is withheld (the print says so), and the title does not claim one; the IQM of 3
-    # runs trims nothing, and says so (audit s33 msg33)
+    # runs trims nothing, and the y label says so (audit s33 msg33), the title not again (fig37)
     # the one task left named, and the one dropped (audit s34 marks34)
     assert legend.get_title().get_text().replace("\n", " ") == (
-        "IQM (the mean: 3 runs, none trimmed) per step, on the one task, CartPole-v1 (Acrobot-v1 dropped), 95% "
+        "IQM per step, on the one task, CartPole-v1 (Acrobot-v1 dropped), 95% "
         "simultaneous bands withheld, see the notes")
     plt.close(fig)
     default = res.plot()  # its own figure, 4.5 in wide, where the default locator ticked every 2.5k

@@ -12,6 +12,7 @@ from ...errors import OptionError, agent_named
 from ...format import count, format_step
 from ...plotting import ASKED_SIZE, axes_or_new, break_to_width, palette
 from ...plotting import legend_above as _legend_above
+from ...vocabulary import metric_label
 
 BANDS = ("simultaneous", "pointwise", "none")
 #: Most logged steps that each get a tick (more would crowd a column-wide figure's labels).
@@ -95,8 +96,10 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
     # the tasks the curves are of, where a reader could take them for all the data's (audit s34 marks34: SB3's
     # curves after na_action="drop" were of CartPole-v1 alone and the figure named no task)
     tasks = result._tasks_said()
-    title = (f"{result.label} per step{tasks}" if band == "none" else
-             f"{result.label} per step{tasks}, {level} {band} bands")
+    # the statistic's name alone: what the y label adds ("(the mean: 3 runs, none trimmed)") said there once (fig37:
+    # said twice, it made a title of four lines that with the legend took half a 3.3 x 2.4 in figure)
+    name = metric_label(result.statistic)
+    title = (f"{name} per step{tasks}" if band == "none" else f"{name} per step{tasks}, {level} {band} bands")
     measured = dict(result.measured_coverage).get(band)
     if title is not None and measured is not None:  # the level the notes quote as missed, said beside it
         title = f"{title}\n(coverage measured at designs like this: {measured:.3f}, see the notes)"
@@ -104,7 +107,7 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
         named = ", ".join(withheld + partly)
         if len(withheld) + len(partly) > 2:  # counted, not named (audit s22: six of Dopamine's agents took 8.7 in)
             named = f"{count(len(withheld) + len(partly), 'agent')} at some or all steps"
-        title = (f"{result.label} per step{tasks}, {level} {band}\nbands withheld, see the notes"
+        title = (f"{name} per step{tasks}, {level} {band}\nbands withheld, see the notes"
                  if len(withheld) == len(names) else f"{title}\n(withheld for {named}: see the notes)")
     marked, drawn_as = _mark_compared(ax, result, colours)
     if marked:

@@ -181,6 +181,19 @@ def _label_margins(ax, left, right, span):
     return need[0] * span / room, need[1] * span / room, fontsize, room / span
 
 
+#: inches a bar joining agents not different reaches past each end's mean rank where nothing is near: two agents
+#: 0.13 ranks apart made a bar of 0.02 in at a column's width, a speck (fig37)
+BAR_END = 0.06
+
+
+def _bar_end(rank, ranks, per_rank, side):
+    """Ranks a bar reaches past its end at ``rank`` on ``side`` (-1 lower, 1 higher): :data:`BAR_END` inches, at least
+    0.03 ranks, and less than half the way to the next agent's mean rank that way, which the bar does not join."""
+    beyond = ranks[side * (ranks - rank) > 1e-12]
+    room = 0.45 * np.min(np.abs(beyond - rank)) if beyond.size else np.inf
+    return min(max(0.03, BAR_END / per_rank), max(room, 0.03))  # 0.03 ranks, as before, however near
+
+
 def _wrapped(ax, text, fontsize):
     """``text`` with each line wrapped at words to the figure's width, so that a title at a column's width is whole."""
     width = ax.figure.get_size_inches()[0] - 0.1
@@ -268,6 +281,12 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     # the labels sit inside the axes, beyond the rank axis' ends: widen the limits by their measured widths so that
     # no label is cut at the axes' (here the figure's) width
     left, right, label_size, per_rank = _label_margins(ax, labels[half:], labels[:half], hi - lo + 0.5)
+    if per_rank * (hi - lo + 0.5) < 0.5 * _axes_width(ax):  # the names took half the width: each its rank under it
+        # (fig37: 9 agents at 3.5 in left the ranks 0.76 in, the bars of agents not different specks)
+        labels = [f"{names[j]}\n({ranks[j]:.2f})" for j in order]
+        left, right, label_size, per_rank = _label_margins(
+            ax, [line for label in labels[half:] for line in label.split("\n")],
+            [line for label in labels[:half] for line in label.split("\n")], hi - lo + 0.5)
     ax.set_xlim(hi + 0.25 + left, lo - 0.25 - right)  # rank 1 on the right
     ax.set_ylim(-(half + 0.8), 2.0)
     ax.hlines(0, lo, hi, **style)
@@ -323,8 +342,9 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
                            for j in order[:first] + order[last + 1:])]
         for bar, (first, last) in enumerate(bars):
             y = -0.35 - 0.25 * bar
-            ax.hlines(y, ranks[order[first]] - 0.03, ranks[order[last]] + 0.03, color=style["color"], linewidth=3,
-                      gid="cd_bar")
+            low, high = ranks[order[first]], ranks[order[last]]
+            ax.hlines(y, low - _bar_end(low, ranks, per_rank, -1), high + _bar_end(high, ranks, per_rank, 1),
+                      color=style["color"], linewidth=3, gid="cd_bar")
         # a bar joins a run of agents in rank order every two of which met and are alike, so a pair found alike with
         # agents between them that differ (from one of the pair or from each other) or never met is under no bar:
         # read as a diagram is read, it would seem to differ (audit s13)

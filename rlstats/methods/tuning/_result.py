@@ -242,6 +242,23 @@ class TuningResult(Result):
 
         return {table: fmt.sentence_start(key) + "." for table, key in self._summary_keys(label).items()}
 
+    def summary(self):
+        """The full tables; in LaTeX each configuration's values with the fewest significant digits (4 or more) that
+        keep the table's configurations apart (fig37: "hyperparameter=0.8121212121212121" made a table 774 pt wide),
+        as the best-set plot labels its bars. The print, markdown, HTML and tidy() keep them as the data write them."""
+        import functools
+
+        summary = super().summary()
+        for name, table in summary.tables.items():
+            if "config" not in table.columns or not self.config_columns:
+                continue
+            settings = plots.short_settings([str(c) for c in table["config"]], self.config_columns)
+            short = table.assign(config=[", ".join(lines) for lines in settings])
+            if short["config"].equals(table["config"].astype(str)):
+                continue
+            summary.latex[name] = functools.partial(_short_latex, short, summary.digits)
+        return summary
+
     def _summary_tables(self):
         names = {"tuned": "tuned score", "best_set": "best set", "complete": "complete algorithm",
                  "sensitivity": "sensitivity", "expected_max": "expected max"}
@@ -433,3 +450,12 @@ def left_out(best, sizes, n_resamples, what="best_set()"):
         n, why = parts[0]
         return listed, total, head + f"the {'other' if n == 1 else f'{n:,} others'} {why}"
     return listed, total, head + "; ".join(f"{n:,} {why}" for n, why in parts)
+
+
+def _short_latex(table, digits, caption, **layout):
+    """:meth:`TuningResult.summary`'s LaTeX of a table whose configurations are shortened, its caption saying so."""
+    from ...format import table_latex
+
+    caption += (" Configurations' values with the fewest significant digits (4 or more) that keep them apart; "
+                "tidy() has them in full.")
+    return table_latex(table, digits, caption=caption, **layout)

@@ -12,6 +12,8 @@ from ...plotting import axes_or_new, fit_title, least_panel, legend_above, legen
 MEAN_OVER_TASKS = "(mean over tasks)"
 #: bars of the best-set plot at most (the first in the table's order: task, agent, probability)
 SHOWN_BARS = 30
+#: inches the best-set plot's own figure is high at most (a page's text height, less its caption): fewer bars shown
+MAX_HEIGHT = 9.0
 
 
 def _table(result, name, view):
@@ -102,11 +104,20 @@ def plot_best_set(result, *, ax=None, **kwargs):
             [f"{n} of {len(chances)} shown (best_set() lists all)"] if len(chances) > n else []) + (
             [f"{fmt.count(never, 'configuration')} never best (left out)"] if never else [])
 
-    labels, shared = _bar_labels(result, best)
-    lines = sum(label.count("\n") + 1 for label in labels)
-    # a title line of 8 pt takes about 0.14 in: the rows keep their room under a title of several (audit s34)
-    breaks = "\n".join(title(len(best), shared)).count("\n")
-    ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines + 0.14 * breaks))
+    def height(n):  # the own figure's height for the first n rows
+        labels, shared = _bar_labels(result, best.head(n))
+        lines = sum(label.count("\n") + 1 for label in labels)
+        # a title line of 8 pt takes about 0.14 in: the rows keep their room under a title of several (audit s34)
+        breaks = "\n".join(title(n, shared)).count("\n")
+        return 0.8 + 0.1 * n + 0.12 * lines + 0.14 * breaks
+
+    if own:  # no taller than a page: fewer rows, the title saying how many of how many (fig37: 30 rows of three
+        # lines made a figure 5 x 14.9 in)
+        while len(best) > 1 and height(len(best)) > MAX_HEIGHT:
+            best = best.head(len(best) - 1)
+    colors, single, reached, ties_shared, sharing = (
+        values[:len(best)] for values in (colors, single, reached, ties_shared, sharing))
+    ax = axes_or_new(ax, (5.0, height(len(best))))
     ax.axvline(result.threshold, color="#D55E00", linewidth=1, linestyle="--")
     # the bars are what membership reads (audit s34 tune34: drawn at the shared probability, members sat at
     # 0.043-0.049, left of their own 0.05 line); long y labels leave a narrow Axes
@@ -143,7 +154,7 @@ def _bar_labels(result, rows):
     # one line per hyperparameter: a sweep's "name=value, ..." on one line is wider than the figure, which then has
     # no room left for the bars; values with the digits that tell them apart (floats in full overlapped at one
     # column's width, audit s11); what the bars' sweeps share heads the figure, what differs labels each bar
-    settings = _short_settings([str(c) for c in rows["config"]], result.config_columns)
+    settings = short_settings([str(c) for c in rows["config"]], result.config_columns)
     sweeps, shared = _sweep_labels(rows)
     # without config= each agent is its one configuration, named by the agent, which the sweep's name says already
     # (audit s24: "agent_1 / task_02\nagent_1"; s25: the title's agent again on the bar of one sweep)
@@ -162,7 +173,7 @@ def _sweep_labels(rows):
     return labels, " / ".join(str(rows[column].iloc[0]) for column in ("agent", "task") if column not in varies)
 
 
-def _short_settings(configs, columns):
+def short_settings(configs, columns):
     """Each configuration label ("lr=0.0012345678, gamma=0.99", of the hyperparameter ``columns`` in order) as its
     lines of settings, numbers with the fewest significant digits (4 or more) that keep the labels apart."""
     import re

@@ -1,0 +1,190 @@
+"""Session 37 (fig37): figures cut their own text at one column's width (3.3-3.5 in), on the caller's
+``layout="constrained"`` figure: texts the plot wrote are fitted where the caller's layout puts them, at each draw
+(``plotting.fit_at_draw``); the curves' title says the statistic's name once; the probability of improvement names a
+shared X once; the critical-difference diagram keeps room for its bars; the best-set plot is at most a page high and
+its LaTeX table prints configurations with the digits that tell them apart."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from conftest import SHARED_DATA, drawn_outside
+
+SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
+
+
+def _inside(figure, slack=0.01):
+    outside = drawn_outside(figure)
+    assert max(outside) <= slack, f"drawn past the figure's edges (left, bottom, right, top, in): {outside}"
+
+
+def _column(width=3.3, height=2.4):
+    return plt.subplots(figsize=(width, height), layout="constrained")
+
+
+def test_curves_of_sb3_logs_fit_a_column():
+    """The vignette sb3_logs_to_paper.py's figure: its y label was cut at both ends, its title four lines."""
+    logs = SHARED_DATA / "logs" / "sb3_classic"
+    if not logs.is_dir():
+        pytest.skip(f"the SB3 logs are not at {logs}")
+    runs = rlstats.read_logs(logs, "{agent}/{task}/seed_{seed}", format="sb3_eval",
+                             tags={"eval/mean_reward": "score"}, progress=False)
+    res = rlstats.curves(runs, "score ~ agent | task/seed", step="step", na_action="drop", n_resamples=200, rng=0)
+    fig, ax = _column()
+    res.plot(ax=ax)
+    _inside(fig)  # before: the y label 0.36 in past the bottom (and as far past the top)
+    assert ax.get_ylabel().replace("\n", " ") == "IQM (the mean: 3 runs, none trimmed)"  # broken, every word kept
+    title = ax.get_legend().get_title().get_text()
+    assert title.replace("\n", " ").startswith("IQM per step, on the one task, CartPole-v1")
+    assert title.count("\n") <= 2  # before: 4 lines
+
+
+def test_profile_and_improvement_fit_a_column(atari):
+    runs = atari[atari["agent"].isin(SIX)]
+    profiles = rlstats.performance_profile(runs, "score ~ agent | task", normalize="atari100k_reference",
+                                           tau=np.linspace(0, 2, 41), n_resamples=100, rng=0)
+    fig, ax = _column(3.5, 2.6)
+    profiles.plot(ax=ax)
+    _inside(fig)  # before: 0.46 in past the top
+    assert ax.get_ylabel().replace("\n", " ") == "fraction of runs with normalised score > tau"
+    pairs = [("SPR", other) for other in SIX if other != "SPR"]
+    improvement = rlstats.probability_of_improvement(runs, "score ~ agent | task", pairs=pairs)
+    fig, ax = _column(3.5, 2.6)
+    improvement.plot(ax=ax)
+    _inside(fig)  # before: the x label 0.49 in past the right edge
+    # X named once, up the side: "SPR vs" on each row took half the width
+    assert [t.get_text() for t in ax.get_yticklabels()] == SIX[:5] and ax.get_ylabel() == "Y (X = SPR)"
+    assert ax.get_xlabel().replace("\n", " ") == "P(X > Y) + P(X = Y) / 2, averaged over tasks"
+
+
+def test_improvement_of_pairs_without_a_shared_x_keeps_both_names():
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, rng=0)
+    res = rlstats.probability_of_improvement(df, "score ~ agent | task", pairs=[("agent_1", "agent_2"),
+                                                                              ("agent_2", "agent_3")])
+    ax = res.plot()
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["agent_1 vs agent_2", "agent_2 vs agent_3"]
+    assert ax.get_ylabel() == ""
+
+
+def test_mixed_title_fits_a_column(atari):
+    runs = rlstats.normalize(atari[atari["agent"].isin(SIX)], "atari100k_reference")
+    res = rlstats.mixed(runs, "score ~ agent | task/seed", ddf="satterthwaite")
+    fig, ax = _column(3.5, 2.6)
+    res.plot(ax=ax)
+    _inside(fig)  # before: the title 0.15 in past the right edge
+    assert ax.get_title().replace("\n", " ") == "linear mixed model (REML), Satterthwaite df"
+
+
+def test_fitting_at_draw_follows_the_caller_and_leaves_its_own_texts():
+    """Drawn again at another size the texts are fitted again; a title the caller sets afterwards is the caller's."""
+    df = rlstats.datasets.simulate(agents=6, tasks=5, seeds=4, rng=0)
+    res = rlstats.mixed(df, "score ~ agent | task/seed")
+    fig, ax = _column(3.5, 2.6)
+    res.plot(ax=ax)
+    _inside(fig)
+    fig.set_size_inches(2.8, 2.6)
+    _inside(fig)
+    ax.set_title("a caller's own title, long enough to run past the right edge of this figure")
+    fig.canvas.draw()
+    assert "\n" not in ax.get_title()
+
+
+def _bar_inches(ax):
+    lengths = []
+    for artist in ax.collections:
+        if artist.get_gid() == "cd_bar":
+            for (x0, _), (x1, _) in artist.get_segments():
+                a, b = ax.transData.transform([(x0, 0), (x1, 0)])[:, 0]
+                lengths.append(abs(b - a) / ax.figure.dpi)
+    return lengths
+
+
+def test_critical_difference_bars_stay_visible_at_a_column(atari):
+    res = rlstats.compare(atari, "score ~ agent | task")
+    fig, ax = _column(3.5, 2.6)
+    res.plot(ax=ax)
+    fig.canvas.draw()
+    _inside(fig)
+    lengths = _bar_inches(ax)
+    assert len(lengths) >= 3
+    assert min(lengths) >= 0.12  # before: 0.03 in (PlayVirtual-IRIS), a speck under a 3 pt line
+    labels = [t.get_text() for t in ax.texts if "(" in t.get_text()]
+    assert "PlayVirtual\n(2.86)" in labels  # each name's rank under it, so the ranks keep half the width
+
+
+def _sweep():
+    """One agent's sweep of 60 configurations of two float hyperparameters written in full (0.8121212121212121),
+    3 seeds each."""
+    rng = np.random.default_rng(0)
+    grid = np.linspace(0.8, 1.0, 100)[:60]
+    return pd.DataFrame({"agent": "ppo", "task": "LunarLander", "hyperparameter": np.repeat(grid, 3),
+                         "reward_weight": np.repeat(np.linspace(0, 10, 100)[:60], 3), "seed": np.tile([0, 1, 2], 60),
+                         "score": rng.normal(100, 5, 180)})
+
+
+def test_tuning_best_set_plot_is_at_most_a_page_high():
+    df = pd.concat([_sweep().assign(agent=f"procedure_{i}") for i in range(3)])
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
+                         views=["best_set"], n_resamples=200, rng=0)
+    ax = res.plot(kind="best_set")
+    height = ax.figure.get_size_inches()[1]
+    assert height <= 9.0  # before: 13.4 in for 30 bars of three lines
+    shown = len(ax.get_yticks())
+    chances = int((res.best_set()["probability_best"] > 0).sum())
+    assert shown < 30 and f"{shown} of {chances} shown (best_set() lists all)" in ax.get_title().replace("\n", " ")
+
+
+def test_tuning_latex_prints_configurations_with_the_digits_that_tell_them_apart():
+    res = rlstats.tuning(_sweep(), "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
+                         views=["best_set"], n_resamples=200, rng=0)
+    tuned = res.tuned()
+    full = str(tuned["config"].iloc[0])
+    assert len(full.split(", ")[0]) > len("hyperparameter=0.80000")  # as the data write it, in the tables
+    latex = res.to_latex()
+    short = ", ".join(rlstats.methods.tuning.plots.short_settings([full], res.config_columns)[0])
+    assert short.split(", ")[0].startswith("hyperparameter=0.") and len(short) < len(full)
+    assert short.replace("_", "\\_") in latex and full.replace("_", "\\_") not in latex
+    assert "fewest significant digits (4 or more) that keep them apart; tidy() has them in full" in latex
+    assert full in str(res.summary()) and full in set(res.tidy()["config"])  # nowhere else changed
+
+
+def test_tuning_best_set_on_a_column_fits_its_title_and_keeps_its_rows_apart():
+    """On the caller's 3.3 x 2.4 in Axes the title ran 0.17 in past the right edge; broken at the draw alone, it took
+    the height the rows had been counted in, and the rows' labels overlapped: the rows are counted as drawn."""
+    df = pd.concat([_sweep().assign(agent=f"procedure_{i}") for i in range(3)])
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
+                         views=["best_set"], n_resamples=200, rng=0)
+    fig, ax = _column()
+    res.plot(kind="best_set", ax=ax)
+    _inside(fig)
+    renderer = fig.canvas.get_renderer()
+    boxes = sorted((label.get_window_extent(renderer) for label in ax.get_yticklabels()), key=lambda b: b.y0)
+    assert len(boxes) >= 1 and all(low.y1 <= high.y0 + 0.5 for low, high in zip(boxes, boxes[1:]))
+    shown = len(boxes)
+    assert f"{shown} of " in ax.get_title().replace("\n", " ")
+
+
+def test_curves_own_figure_keeps_its_y_label_off_the_edges():
+    """The curves' own 4.5 x 3 in figure: "IQM (the mean: 3 runs, none trimmed)" reached both edges of it."""
+    df = rlstats.datasets.simulate_curves(agents=2, tasks=1, seeds=3, steps=6, rng=0)
+    res = rlstats.curves(df, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0)
+    ax = res.plot()
+    fig = ax.figure
+    fig.canvas.draw()
+    box = ax.yaxis.label.get_window_extent(fig.canvas.get_renderer())
+    assert box.y0 >= 0.02 * fig.bbox.height and box.y1 <= 0.98 * fig.bbox.height
+    assert ax.get_ylabel().replace("\n", " ") == "IQM (the mean: 3 runs, none trimmed)"
+
+
+def test_a_plotted_figure_pickles_with_its_fitting():
+    """The artist that fits the texts at each draw travels with the figure, as matplotlib's figures pickle."""
+    import pickle
+
+    df = rlstats.datasets.simulate(agents=6, tasks=5, seeds=4, rng=0)
+    fig, ax = _column(3.5, 2.6)
+    rlstats.mixed(df, "score ~ agent | task/seed").plot(ax=ax)
+    again = pickle.loads(pickle.dumps(fig))
+    _inside(again)
+    assert again.axes[0].get_title().replace("\n", " ") == ax.get_title().replace("\n", " ")
