@@ -72,6 +72,12 @@ PBP_MEMORY_BUDGET = 2**25
 MINOR_GROUP_SHARE = 16
 #: At most this many group totals a row are unknowns of those solves (memory: rows x unknowns x R numbers).
 MAX_UNKNOWNS = 32
+#: From this many agents on, the structured PBP solver takes the agent player's moves by sorts and cumulative sums
+#: over each column's agents (O(n_A log n_A) a column) instead of dense comparisons (n_A^2 a column, but one
+#: vectorised einsum): measured (round s37-pbp of benchmarks/README.md), the sorted moves cost more at 10 and 20
+#: agents (propagate_bounds 0.61-0.68 s against 0.50 s at 10 x 20 x 10, 6.9 s against 6.2 s at 20 x 20 x 10) and
+#: about the same at 40 (14.0-15.0 s against 15.2-16.8 s at 40 x 5 x 10).
+SORTED_AGENT_MOVES = 32
 
 
 # ----------------------------------------------------------------------------- data layout
@@ -1172,11 +1178,27 @@ class _GreedySystem:
         n_a, r = value.shape[-2], value.shape[-1]
         eta, _, _ = game_constants(n_a, r // n_a)
         self.adversary = _OverlapAdversary(overlap.groups, value, eta)
-        p_lo, p_hi = overlap.p_lo, overlap.p_hi
-        self.move = np.swapaxes(value, -1, -2)[:, None, :, :] >= value[..., None]  # (B, i, r, i'): w(i', r) >= w(i, r)
-        self.p = np.where(self.move, p_hi, p_lo)
-        self.diag = 1.0 - self.adversary.row_sums - self.p.sum(axis=-1)
+        if overlap.columns is None or n_a < SORTED_AGENT_MOVES:
+            # few agents, or some column's intervals do not all overlap: the agent player's n_A moves a state, dense
+            self.agent = None
+            move = np.swapaxes(value, -1, -2)[:, None, :, :] >= value[..., None]  # (B, i, r, i'): w(i', r) >= w(i, r)
+            self.p = np.where(move, overlap.p_hi, overlap.p_lo)
+            self.agent_policy, agent_sums = move, self.p.sum(axis=-1)
+        else:
+            # every column's intervals overlap: the agent player's moves within a column (j, k) are the adversary's
+            # within a block, with the agents in the place of the adversary's strategies (ties to equal intervals,
+            # eta to every agent of another interval of value at least the state's own): sorts and cumulative sums,
+            # O(n_A log n_A) a column instead of n_A^2
+            self.agent = _OverlapAdversary(overlap.columns, np.swapaxes(value, -1, -2), eta)
+            self.agent_policy, agent_sums = self.agent.rank, np.swapaxes(self.agent.row_sums, -1, -2)
+        self.diag = 1.0 - self.adversary.row_sums - agent_sums
         self.blocks = _ValueOrderBlocks(overlap.groups, value, self.diag, gamma, eta, self.adversary.by_value)
+
+    def agent_moves(self, u):
+        """P u: the agent player's moves of the greedy rows, for u of shape (B, n_A, R)."""
+        if self.agent is None:
+            return np.einsum("...irj,...jr->...ir", self.p, u)
+        return np.swapaxes(self.agent.product(np.swapaxes(u, -1, -2)), -1, -2)
 
     def matvec(self, x):
         # Rows of C sum to one, so (I - gamma C) c = (1 - gamma) c for a constant c: the product is taken of x minus
@@ -1184,7 +1206,7 @@ class _GreedySystem:
         # can reach its tolerance.
         mean = x.mean(axis=(-2, -1), keepdims=True)
         u = x - mean
-        moved = self.diag * u + self.adversary.product(u) + np.einsum("...irj,...jr->...ir", self.p, u)
+        moved = self.diag * u + self.adversary.product(u) + self.agent_moves(u)
         return (1.0 - self.gamma) * mean + (u - self.gamma * moved)
 
     def precondition(self, x):
@@ -1207,15 +1229,22 @@ class Overlap:
     groups: np.ndarray
     p_lo: np.ndarray
     p_hi: np.ndarray
+    #: the agents of each column (task j, reference k) grouped by their exact payoff interval, (R, n_A), when every
+    #: column's intervals overlap (:func:`overlap_groups` of the columns), else None
+    columns: np.ndarray | None = None
 
 
 def overlap_of(z_lo, z_hi):
     """The :class:`Overlap` of payoff bounds, or None where :func:`overlap_groups` refuses them."""
     groups = overlap_groups(z_lo, z_hi)
-    return None if groups is None else Overlap(z_lo, z_hi, groups, *agent_move_bounds(z_lo, z_hi))
+    if groups is None:
+        return None
+    n_a = z_lo.shape[0]
+    columns = overlap_groups(z_lo.reshape(n_a, -1).T, z_hi.reshape(n_a, -1).T)
+    return Overlap(z_lo, z_hi, groups, *agent_move_bounds(z_lo, z_hi), columns=columns)
 
 
-def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overlap=None):
+def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overlap=None, start=None):
     """max over C in [C-, C+] of (1 - gamma) mean((I - gamma C)^{-1} R) by policy iteration (Algorithm 2).
 
     Parameters
@@ -1229,6 +1258,9 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
     overlap : Overlap, optional
         :func:`overlap_of` the payoff intervals: each round's greedy rows are then held by
         :class:`_GreedySystem` (sorts and cumulative sums) instead of dense blocks.
+    start : ndarray, shape (B, n_A, R), optional
+        Values the first round's rows are greedy for (default: from the rewards, below). Any start gives the
+        same optimum; zeros are the reference's.
 
     Returns
     -------
@@ -1238,7 +1270,15 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
     batch, r = reward.shape
     n_a = (lower[0] if overlap is None else overlap.p_lo).shape[0]
     rhs_all = np.broadcast_to(reward[:, None, :], (batch, n_a, r))
-    v = np.zeros((batch, n_a, r))
+    # The first round's policy is greedy for the rewards themselves (the values of staying put), not for zeros
+    # (where every value ties and every uncertain move is taken): 20-25 % fewer rounds (issue 43, round s37-pbp).
+    # The start is the rewards about their mean plus that mean's value, mean / (1 - gamma): the same order, and
+    # GMRES starts from the constant part of the values (it is rows of C summing to one).
+    if start is None:
+        mean = reward.mean(axis=1)[:, None, None]
+        v = rhs_all - mean + mean / (1.0 - gamma)
+    else:
+        v = np.array(np.broadcast_to(start, (batch, n_a, r)), dtype=float)
     iterations = np.zeros(batch, dtype=int)
     active = np.arange(batch)
     if overlap is None:
@@ -1249,7 +1289,7 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
         # the policy of a round: the dense rank of every state's value within its block (which adversary moves
         # are taken) and the agent player's moves; the first round is compared with the lower bounds
         rank = np.full((batch, n_a, r), -1)
-        moves = np.zeros((batch, n_a, r, n_a), dtype=bool)
+        moves = None
         uncertain = (overlap.groups.max(axis=1) > 0).any() or (overlap.p_hi > overlap.p_lo).any()
     for it in range(1, PI_MAX_ITER + 1):
         v_old = v[active]
@@ -1267,8 +1307,10 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
                 changed = np.full(active.size, uncertain)
             else:
                 changed = ((system.adversary.rank != rank[active]).reshape(active.size, -1).any(axis=1)
-                           | (system.move != moves[active]).reshape(active.size, -1).any(axis=1))
-            rank[active], moves[active] = system.adversary.rank, system.move
+                           | (system.agent_policy != moves[active]).reshape(active.size, -1).any(axis=1))
+            if moves is None:
+                moves = np.empty((batch,) + system.agent_policy.shape[1:], dtype=system.agent_policy.dtype)
+            rank[active], moves[active] = system.adversary.rank, system.agent_policy
             # values are about |S| times the rewards, so rounding alone leaves residuals of about eps |S|
             rtol = max(GREEDY_RTOL, float(np.finfo(float).eps) * n_a * r)
             v_new = _gmres(system, np.ascontiguousarray(rhs_all[active]), v_old, rtol, GREEDY_RESTARTS)
