@@ -35,6 +35,7 @@ CDF of any (resampled) cell is a cumulative sum of counts over codes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -55,11 +56,12 @@ RNG_BLOCK = 32
 GMRES_RTOL = 1e-12
 GMRES_MAX_ITER = 80
 GMRES_MAX_RESTARTS = 4
-#: GMRES of the structured PBP solver (:class:`_GreedySystem`): a third of the dense blocks' tolerance (its bounds then
-#: agree with dense LU solves to about 1e-13 relative, the dense blocks' GMRES to about 6e-13), or eps |S| where
-#: rounding leaves no less (values are about |S| times the rewards); more restarts before a dense solve, which large
-#: games cannot afford.
-GREEDY_RTOL = 3e-13
+#: GMRES of the structured PBP solver (:class:`_GreedySystem`): 3e-14 (its bounds then agree with dense LU solves to
+#: about 5e-14 relative), or eps |S| where rounding leaves no less (values are about |S| times the rewards: from 135
+#: joint strategies on, so only small games see this constant); more restarts before a dense solve, which large
+#: games cannot afford.  Was 3e-13, which left 1.2e-12 relative on a lower bound of 0.0019 (8 agents x 2 tasks)
+#: once value iteration's start (round s37-pbp) left 2-4 rounds, the last solve not started near its solution.
+GREEDY_RTOL = 3e-14
 GREEDY_RESTARTS = 12
 #: Policy iteration settings of the reference (spec Section 6.1(e)).
 PI_TOL = 1e-7
@@ -78,6 +80,8 @@ MAX_UNKNOWNS = 32
 #: agents (propagate_bounds 0.61-0.68 s against 0.50 s at 10 x 20 x 10, 6.9 s against 6.2 s at 20 x 20 x 10) and
 #: about the same at 40 (14.0-15.0 s against 15.2-16.8 s at 40 x 5 x 10).
 SORTED_AGENT_MOVES = 32
+#: Value-iteration steps from the rewards that give policy iteration's first round its values (round s37-pbp).
+START_STEPS = 4
 
 
 # ----------------------------------------------------------------------------- data layout
@@ -1192,7 +1196,17 @@ class _GreedySystem:
             self.agent = _OverlapAdversary(overlap.columns, np.swapaxes(value, -1, -2), eta)
             self.agent_policy, agent_sums = self.agent.rank, np.swapaxes(self.agent.row_sums, -1, -2)
         self.diag = 1.0 - self.adversary.row_sums - agent_sums
-        self.blocks = _ValueOrderBlocks(overlap.groups, value, self.diag, gamma, eta, self.adversary.by_value)
+        self.eta = eta
+
+    @cached_property
+    def blocks(self):
+        """The preconditioner's block solves (built on first use: value iteration's steps need only products)."""
+        return _ValueOrderBlocks(self.overlap.groups, self.value, self.diag, self.gamma, self.eta,
+                                 self.adversary.by_value)
+
+    def transition(self, x):
+        """C x for x of shape (B, n_A, R)."""
+        return self.diag * x + self.adversary.product(x) + self.agent_moves(x)
 
     def agent_moves(self, u):
         """P u: the agent player's moves of the greedy rows, for u of shape (B, n_A, R)."""
@@ -1206,7 +1220,7 @@ class _GreedySystem:
         # can reach its tolerance.
         mean = x.mean(axis=(-2, -1), keepdims=True)
         u = x - mean
-        moved = self.diag * u + self.adversary.product(u) + self.agent_moves(u)
+        moved = self.transition(u)
         return (1.0 - self.gamma) * mean + (u - self.gamma * moved)
 
     def precondition(self, x):
@@ -1259,8 +1273,9 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
         :func:`overlap_of` the payoff intervals: each round's greedy rows are then held by
         :class:`_GreedySystem` (sorts and cumulative sums) instead of dense blocks.
     start : ndarray, shape (B, n_A, R), optional
-        Values the first round's rows are greedy for (default: from the rewards, below). Any start gives the
-        same optimum; zeros are the reference's.
+        Values the first round's rows are greedy for (default: with ``overlap``, START_STEPS steps of value
+        iteration from the rewards, :func:`_start_values`; otherwise zeros, the reference's). Any start gives the
+        same optimum.
 
     Returns
     -------
@@ -1270,15 +1285,13 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
     batch, r = reward.shape
     n_a = (lower[0] if overlap is None else overlap.p_lo).shape[0]
     rhs_all = np.broadcast_to(reward[:, None, :], (batch, n_a, r))
-    # The first round's policy is greedy for the rewards themselves (the values of staying put), not for zeros
-    # (where every value ties and every uncertain move is taken): 20-25 % fewer rounds (issue 43, round s37-pbp).
-    # The start is the rewards about their mean plus that mean's value, mean / (1 - gamma): the same order, and
-    # GMRES starts from the constant part of the values (it is rows of C summing to one).
-    if start is None:
-        mean = reward.mean(axis=1)[:, None, None]
-        v = rhs_all - mean + mean / (1.0 - gamma)
+    if start is None and overlap is not None:
+        v = _start_values(rhs_all, gamma, lambda value, x: _GreedySystem(overlap, value, gamma).transition(x))
     else:
-        v = np.array(np.broadcast_to(start, (batch, n_a, r)), dtype=float)
+        # the dense solvers start from zeros, as the reference: their GMRES (GMRES_RTOL) left 1.5e-11 relative on
+        # a lower bound of 0.0023 after the fewer rounds from value iteration's start (8 agents x 2 tasks)
+        v = np.zeros((batch, n_a, r)) if start is None else np.array(np.broadcast_to(start, (batch, n_a, r)),
+                                                                         dtype=float)
     iterations = np.zeros(batch, dtype=int)
     active = np.arange(batch)
     if overlap is None:
@@ -1324,6 +1337,24 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
         if active.size == 0:
             break
     return (1.0 - gamma) * v.reshape(batch, -1).mean(axis=1), iterations
+
+
+def _start_values(rhs, gamma, transition):
+    """Values for policy iteration's first round: START_STEPS steps of value iteration from the rewards.
+
+    The reference starts from zeros, where every value ties and the first round takes every uncertain move; each
+    step v <- R + gamma C v, with C greedy for v (``transition(v, x)`` = C x), looks one move further, and the rows
+    greedy for the result are close to the optimum's (issue 43, round s37-pbp: at 10 x 20 x 10, 211 rounds over
+    the 20 problems from the rewards alone, 78 after 4 steps, 270 from zeros). Only the order of the values
+    within rows and columns chooses rows: the steps run on the values about the rewards' mean m (the constant part
+    only adds gamma times itself a step), and the start adds m / (1 - gamma), the values' constant part, from which
+    GMRES starts.
+    """
+    mean = rhs.mean(axis=(1, 2), keepdims=True)
+    v = rhs - mean
+    for _ in range(START_STEPS):
+        v = rhs - mean + gamma * transition(v, v)
+    return v + mean / (1.0 - gamma)
 
 
 def propagate_bounds(z_lo, z_hi, *, dense_limit=DENSE_LIMIT, structured=True):
