@@ -28,10 +28,11 @@ BYTES_PER_AGENT_RESAMPLE, BYTES_PER_RESAMPLE = 24, 40
 def cost(shape: Shape, options: Any) -> Work:
     """PBP intervals (the default, and ``"pbp_t"``) do not resample.  When each agent's payoff intervals all overlap
     (every design measured, up to 100 runs a cell) the robust game costs about agents^3 x tasks: 2 n_A bound
-    problems of n_A^2 n_E joint strategies each, solved without dense blocks (issue 43 item 1, round s6-pbp: 8e-5 s
-    a unit, measured from 5 to 20 agents and 20 to 1,000 tasks at 10 runs, within a factor of 2; runs enter only the
-    payoff bounds, linearly, but change the game: 10 x 100 x 5 took a fifth of its estimate).  Separated intervals
-    (thousands of runs) take the dense blocks, which cost more.
+    problems of n_A^2 n_E joint strategies each, solved without dense blocks (issue 43 item 1): 3e-5 s a unit since
+    round s37-pbp of benchmarks/README.md (policy iteration started from value iteration: 3-8 rounds, not 12-18;
+    8e-5 before), measured / estimated 0.58-0.72 at 20 x 20, 10 x 100 and 20 x 100 x 10 and 0.66-1.11 on
+    cost_calibration's designs; runs enter only the payoff bounds, linearly, but change the game.  Separated
+    intervals (thousands of runs) take the dense blocks, which cost more.
     ``interval="bootstrap"`` places every run against the other agents in each resample (1.3e-7 s a value, round s11
     of benchmarks/README.md: 0.8-1.6e-7 measured; 2.8e-7 before, 2-3.5x over)."""
     if options.interval == "bootstrap":
@@ -43,7 +44,7 @@ def cost(shape: Shape, options: Any) -> Work:
                         "that matter), or interval='pbp' (the default, which does not resample)")
     if options.interval is None:
         return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")
-    return Work(shape.agents ** 3 * shape.tasks, "agent^3-task units", 8e-5,
+    return Work(shape.agents ** 3 * shape.tasks, "agent^3-task units", 3e-5,
                 f"{shape.agents}^3 (agents) x {shape.tasks:,} tasks")
 
 

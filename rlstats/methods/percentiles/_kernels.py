@@ -35,6 +35,7 @@ CDF of any (resampled) cell is a cumulative sum of counts over codes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -55,11 +56,12 @@ RNG_BLOCK = 32
 GMRES_RTOL = 1e-12
 GMRES_MAX_ITER = 80
 GMRES_MAX_RESTARTS = 4
-#: GMRES of the structured PBP solver (:class:`_GreedySystem`): a third of the dense blocks' tolerance (its bounds then
-#: agree with dense LU solves to about 1e-13 relative, the dense blocks' GMRES to about 6e-13), or eps |S| where
-#: rounding leaves no less (values are about |S| times the rewards); more restarts before a dense solve, which large
-#: games cannot afford.
-GREEDY_RTOL = 3e-13
+#: GMRES of the structured PBP solver (:class:`_GreedySystem`): 3e-14 (its bounds then agree with dense LU solves to
+#: about 5e-14 relative), or eps |S| where rounding leaves no less (values are about |S| times the rewards: from 135
+#: joint strategies on, so only small games see this constant); more restarts before a dense solve, which large
+#: games cannot afford.  Was 3e-13, which left 1.2e-12 relative on a lower bound of 0.0019 (8 agents x 2 tasks)
+#: once value iteration's start (round s37-pbp) left 2-4 rounds, the last solve not started near its solution.
+GREEDY_RTOL = 3e-14
 GREEDY_RESTARTS = 12
 #: Policy iteration settings of the reference (spec Section 6.1(e)).
 PI_TOL = 1e-7
@@ -72,6 +74,14 @@ PBP_MEMORY_BUDGET = 2**25
 MINOR_GROUP_SHARE = 16
 #: At most this many group totals a row are unknowns of those solves (memory: rows x unknowns x R numbers).
 MAX_UNKNOWNS = 32
+#: From this many agents on, the structured PBP solver takes the agent player's moves by sorts and cumulative sums
+#: over each column's agents (O(n_A log n_A) a column) instead of dense comparisons (n_A^2 a column, but one
+#: vectorised einsum): measured (round s37-pbp of benchmarks/README.md), the sorted moves cost more at 10 and 20
+#: agents (propagate_bounds 0.61-0.68 s against 0.50 s at 10 x 20 x 10, 6.9 s against 6.2 s at 20 x 20 x 10) and
+#: about the same at 40 (14.0-15.0 s against 15.2-16.8 s at 40 x 5 x 10).
+SORTED_AGENT_MOVES = 32
+#: Value-iteration steps from the rewards that give policy iteration's first round its values (round s37-pbp).
+START_STEPS = 4
 
 
 # ----------------------------------------------------------------------------- data layout
@@ -1172,11 +1182,37 @@ class _GreedySystem:
         n_a, r = value.shape[-2], value.shape[-1]
         eta, _, _ = game_constants(n_a, r // n_a)
         self.adversary = _OverlapAdversary(overlap.groups, value, eta)
-        p_lo, p_hi = overlap.p_lo, overlap.p_hi
-        self.move = np.swapaxes(value, -1, -2)[:, None, :, :] >= value[..., None]  # (B, i, r, i'): w(i', r) >= w(i, r)
-        self.p = np.where(self.move, p_hi, p_lo)
-        self.diag = 1.0 - self.adversary.row_sums - self.p.sum(axis=-1)
-        self.blocks = _ValueOrderBlocks(overlap.groups, value, self.diag, gamma, eta, self.adversary.by_value)
+        if overlap.columns is None or n_a < SORTED_AGENT_MOVES:
+            # few agents, or some column's intervals do not all overlap: the agent player's n_A moves a state, dense
+            self.agent = None
+            move = np.swapaxes(value, -1, -2)[:, None, :, :] >= value[..., None]  # (B, i, r, i'): w(i', r) >= w(i, r)
+            self.p = np.where(move, overlap.p_hi, overlap.p_lo)
+            self.agent_policy, agent_sums = move, self.p.sum(axis=-1)
+        else:
+            # every column's intervals overlap: the agent player's moves within a column (j, k) are the adversary's
+            # within a block, with the agents in the place of the adversary's strategies (ties to equal intervals,
+            # eta to every agent of another interval of value at least the state's own): sorts and cumulative sums,
+            # O(n_A log n_A) a column instead of n_A^2
+            self.agent = _OverlapAdversary(overlap.columns, np.swapaxes(value, -1, -2), eta)
+            self.agent_policy, agent_sums = self.agent.rank, np.swapaxes(self.agent.row_sums, -1, -2)
+        self.diag = 1.0 - self.adversary.row_sums - agent_sums
+        self.eta = eta
+
+    @cached_property
+    def blocks(self):
+        """The preconditioner's block solves (built on first use: value iteration's steps need only products)."""
+        return _ValueOrderBlocks(self.overlap.groups, self.value, self.diag, self.gamma, self.eta,
+                                 self.adversary.by_value)
+
+    def transition(self, x):
+        """C x for x of shape (B, n_A, R)."""
+        return self.diag * x + self.adversary.product(x) + self.agent_moves(x)
+
+    def agent_moves(self, u):
+        """P u: the agent player's moves of the greedy rows, for u of shape (B, n_A, R)."""
+        if self.agent is None:
+            return np.einsum("...irj,...jr->...ir", self.p, u)
+        return np.swapaxes(self.agent.product(np.swapaxes(u, -1, -2)), -1, -2)
 
     def matvec(self, x):
         # Rows of C sum to one, so (I - gamma C) c = (1 - gamma) c for a constant c: the product is taken of x minus
@@ -1184,7 +1220,7 @@ class _GreedySystem:
         # can reach its tolerance.
         mean = x.mean(axis=(-2, -1), keepdims=True)
         u = x - mean
-        moved = self.diag * u + self.adversary.product(u) + np.einsum("...irj,...jr->...ir", self.p, u)
+        moved = self.transition(u)
         return (1.0 - self.gamma) * mean + (u - self.gamma * moved)
 
     def precondition(self, x):
@@ -1207,15 +1243,22 @@ class Overlap:
     groups: np.ndarray
     p_lo: np.ndarray
     p_hi: np.ndarray
+    #: the agents of each column (task j, reference k) grouped by their exact payoff interval, (R, n_A), when every
+    #: column's intervals overlap (:func:`overlap_groups` of the columns), else None
+    columns: np.ndarray | None = None
 
 
 def overlap_of(z_lo, z_hi):
     """The :class:`Overlap` of payoff bounds, or None where :func:`overlap_groups` refuses them."""
     groups = overlap_groups(z_lo, z_hi)
-    return None if groups is None else Overlap(z_lo, z_hi, groups, *agent_move_bounds(z_lo, z_hi))
+    if groups is None:
+        return None
+    n_a = z_lo.shape[0]
+    columns = overlap_groups(z_lo.reshape(n_a, -1).T, z_hi.reshape(n_a, -1).T)
+    return Overlap(z_lo, z_hi, groups, *agent_move_bounds(z_lo, z_hi), columns=columns)
 
 
-def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overlap=None):
+def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overlap=None, start=None):
     """max over C in [C-, C+] of (1 - gamma) mean((I - gamma C)^{-1} R) by policy iteration (Algorithm 2).
 
     Parameters
@@ -1229,6 +1272,10 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
     overlap : Overlap, optional
         :func:`overlap_of` the payoff intervals: each round's greedy rows are then held by
         :class:`_GreedySystem` (sorts and cumulative sums) instead of dense blocks.
+    start : ndarray, shape (B, n_A, R), optional
+        Values the first round's rows are greedy for (default: with ``overlap``, START_STEPS steps of value
+        iteration from the rewards, :func:`_start_values`; otherwise zeros, the reference's). Any start gives the
+        same optimum.
 
     Returns
     -------
@@ -1238,7 +1285,13 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
     batch, r = reward.shape
     n_a = (lower[0] if overlap is None else overlap.p_lo).shape[0]
     rhs_all = np.broadcast_to(reward[:, None, :], (batch, n_a, r))
-    v = np.zeros((batch, n_a, r))
+    if start is None and overlap is not None:
+        v = _start_values(rhs_all, gamma, lambda value, x: _GreedySystem(overlap, value, gamma).transition(x))
+    else:
+        # the dense solvers start from zeros, as the reference: their GMRES (GMRES_RTOL) left 1.5e-11 relative on
+        # a lower bound of 0.0023 after the fewer rounds from value iteration's start (8 agents x 2 tasks)
+        v = np.zeros((batch, n_a, r)) if start is None else np.array(np.broadcast_to(start, (batch, n_a, r)),
+                                                                         dtype=float)
     iterations = np.zeros(batch, dtype=int)
     active = np.arange(batch)
     if overlap is None:
@@ -1249,7 +1302,7 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
         # the policy of a round: the dense rank of every state's value within its block (which adversary moves
         # are taken) and the agent player's moves; the first round is compared with the lower bounds
         rank = np.full((batch, n_a, r), -1)
-        moves = np.zeros((batch, n_a, r, n_a), dtype=bool)
+        moves = None
         uncertain = (overlap.groups.max(axis=1) > 0).any() or (overlap.p_hi > overlap.p_lo).any()
     for it in range(1, PI_MAX_ITER + 1):
         v_old = v[active]
@@ -1267,8 +1320,10 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
                 changed = np.full(active.size, uncertain)
             else:
                 changed = ((system.adversary.rank != rank[active]).reshape(active.size, -1).any(axis=1)
-                           | (system.move != moves[active]).reshape(active.size, -1).any(axis=1))
-            rank[active], moves[active] = system.adversary.rank, system.move
+                           | (system.agent_policy != moves[active]).reshape(active.size, -1).any(axis=1))
+            if moves is None:
+                moves = np.empty((batch,) + system.agent_policy.shape[1:], dtype=system.agent_policy.dtype)
+            rank[active], moves[active] = system.adversary.rank, system.agent_policy
             # values are about |S| times the rewards, so rounding alone leaves residuals of about eps |S|
             rtol = max(GREEDY_RTOL, float(np.finfo(float).eps) * n_a * r)
             v_new = _gmres(system, np.ascontiguousarray(rhs_all[active]), v_old, rtol, GREEDY_RESTARTS)
@@ -1282,6 +1337,24 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
         if active.size == 0:
             break
     return (1.0 - gamma) * v.reshape(batch, -1).mean(axis=1), iterations
+
+
+def _start_values(rhs, gamma, transition):
+    """Values for policy iteration's first round: START_STEPS steps of value iteration from the rewards.
+
+    The reference starts from zeros, where every value ties and the first round takes every uncertain move; each
+    step v <- R + gamma C v, with C greedy for v (``transition(v, x)`` = C x), looks one move further, and the rows
+    greedy for the result are close to the optimum's (issue 43, round s37-pbp: at 10 x 20 x 10, 211 rounds over
+    the 20 problems from the rewards alone, 78 after 4 steps, 270 from zeros). Only the order of the values
+    within rows and columns chooses rows: the steps run on the values about the rewards' mean m (the constant part
+    only adds gamma times itself a step), and the start adds m / (1 - gamma), the values' constant part, from which
+    GMRES starts.
+    """
+    mean = rhs.mean(axis=(1, 2), keepdims=True)
+    v = rhs - mean
+    for _ in range(START_STEPS):
+        v = rhs - mean + gamma * transition(v, v)
+    return v + mean / (1.0 - gamma)
 
 
 def propagate_bounds(z_lo, z_hi, *, dense_limit=DENSE_LIMIT, structured=True):
