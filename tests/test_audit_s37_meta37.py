@@ -1,0 +1,133 @@
+"""Audit s37 (meta37): metamorphic relations on the paths the earlier sweeps (test_metamorphic, s9-s36 meta files)
+left out, and on integer scores whose summaries tie exactly, which a change of units unties by rounding.
+
+Swept (scratch, not committed; test_metamorphic's comparison of tidy(), glance(), to_dict(), the warnings and the
+print, summary(), Markdown and report with their numbers parsed): the mixed model with adjust= holm, bonferroni,
+scheffe, hochberg, hommel, bh and by; the hierarchical model with rope=; non-inferiority against control= with
+higher_is_better=False and equivalence's mean aggregate (margin x c); the task table's bootstrap aggregate and its
+per-pair intervals with Mann-Whitney; run profiles on a tau grid moved with the score and on the default grid;
+percentiles' PBP; selection_check; curves with compare="all"; tuning's four views; Conover's post hoc; probability of
+improvement; power() from a pilot (rank test, bootstrap, permutation) and sample_size() -- under the score x 1e-6,
+x 1e-3, x 1e3, x 1e6, + 1e6, a duplicated and a MultiIndex index. The command line (compare with skillings_mack,
+task_table, bootstrap with gamma=, equivalence with margin=, mixed, bayes with rope=, percentiles, profiles, the
+permutation test, selection, curves, --summarize auc and time_to_threshold with the threshold moved) on CSV files
+x 1e-6, x 1e-3, x 1e3, x 1e6, in text, summary, LaTeX and CSV. Every number held (the mixed model's REML criterion by
+its log|c| offset; + 1e6 moved differences by 2e-9 of their size, the rounding of scores at 1e6); the printed numbers
+kept their significant digits (R's format() drops a trailing zero: 44.110 prints 44.11); LaTeX's layout (table or
+table*, transposed) follows the printed widths, as test_metamorphic says.
+
+Then on s36's tied design (A: b + 1, 3, 5, B: b + 2, 3, 4, C random, D = A + 1: A's and B's means tie, D's are A's
++ 1 exactly) every back end's default and 30 option paths x 7.3, x 1e-6, x 0.1, + 1e6, + 0.1. Found, and fixed:
+
+* equivalence's aggregate (bootstrap-t): with the difference at the margin (A - D = -1, margin 1), t_lower =
+  (delta + margin) / se is 0 in the data's units and +-1e-16 in others, and the resampled t* of resamples that
+  reproduce the data's difference tie with it but for rounding; the counts #{t* >= t_lower} moved: p_value of A vs D
+  0.5248 (x 1), 0.5 (x 0.1, x 7.3, + 0.1), B vs D 0.5743, 0.5248, 0.5446. Fixed: kernels.bootstrap_t reads a
+  deviation delta* - delta, and delta +- margin, within the rounding of a difference of the pair's aggregates
+  (statistics.difference_tolerance of the two agents' scores) as 0: 0.5446 and 0.5743 in every unit.
+* performance_profile(kind="runs") on its default grid: a grid point on a run's score but for the grid's rounding
+  (tau 7 of 6, 6.25, ...) counted the runs at it as above it x 7.3 (A's profile at tau 7: 0.944 -> 1.0, its Wilson
+  band's lower end 0.706 -> 0.781). Fixed: the default grid's points within statistics.tie_tolerance of a score are
+  that score (bootstrap._api._at_scores), so the profile compares the run's score with itself in any units.
+
+Noticed, left: the mixed model's residual_normal_scores (the QQ plot's x) average the ranks of residuals that tie
+exactly, which other units untie by the fit's rounding (x 7.3: -1.480 -> -1.430 for a tied residual); the
+residuals' rounding comes from the optimiser's path (about 1e-12 relative), far above the scores' tie tolerance.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+
+F = "score ~ agent | task"
+
+
+def _tied():
+    """6 tasks x 4 agents x 3 integer runs: A's and B's means tie on every task, D's are A's + 1 exactly."""
+    rng = np.random.default_rng(4)
+    rows = []
+    for t in range(6):
+        base = int(rng.integers(0, 20))
+        runs = {"A": [base + 1, base + 3, base + 5], "B": [base + 2, base + 3, base + 4],
+                "C": (base + rng.integers(0, 9, 3)).tolist(), "D": [base + 2, base + 4, base + 6]}
+        rows += [(a, f"t{t}", s, float(x)) for a, v in runs.items() for s, x in enumerate(v)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"]).astype({"agent": "category",
+                                                                                  "task": "category"})
+
+
+UNITS = [(1.0, 0.0), (0.1, 0.0), (7.3, 0.0), (1e-6, 0.0), (1.0, 0.1), (7.3, 1e6)]
+
+
+def _quiet(call, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return call(*args, **kwargs)
+
+
+def _aggregate_rows(c, d, **options):
+    df = _tied()
+    result = _quiet(rlstats.equivalence, df.assign(score=df["score"] * c + d), F, margin=1.0 * c, aggregate="mean",
+                    n_resamples=100, rng=1, **options)
+    tidy = result.tidy()
+    return tidy[tidy["scope"] == "aggregate"].set_index(["agent_1", "agent_2"])
+
+
+def test_equivalence_aggregate_at_the_margin_in_any_units():
+    """The difference A - D is exactly -margin: each p-value the same count of resamples in every unit."""
+    base = _aggregate_rows(1.0, 0.0)
+    assert base.loc[("A", "D"), "estimate"] == -1.0  # at the margin: t_lower is 0
+    # (hits + 1) / 101 with hits counted on t* snapped to 0 where a resample reproduces the data's difference
+    assert base.loc[("A", "D"), "p_lower"] == pytest.approx(55 / 101, abs=1e-15)
+    assert base.loc[("B", "D"), "p_lower"] == pytest.approx(58 / 101, abs=1e-15)
+    for c, d in UNITS[1:]:
+        other = _aggregate_rows(c, d)
+        for column in ("p_value", "p_lower", "p_upper"):
+            # (a p-value the Welch t floor gives is continuous in the units' rounding: to 1e-9, the suite's REL)
+            np.testing.assert_allclose(other[column].to_numpy(), base[column].to_numpy(), rtol=1e-9, atol=0,
+                                       err_msg=f"{column} x {c} + {d}")
+        assert other["shown"].tolist() == base["shown"].tolist()
+
+
+def test_non_inferiority_aggregate_at_the_margin_in_any_units():
+    base = _aggregate_rows(1.0, 0.0, alternative="noninferior", control="D")
+    for c, d in UNITS[1:]:
+        other = _aggregate_rows(c, d, alternative="noninferior", control="D")
+        np.testing.assert_allclose(other["p_value"].to_numpy(), base["p_value"].to_numpy(), rtol=1e-9, atol=0,
+                                   err_msg=f"x {c} + {d}")
+
+
+def test_bootstrap_t_ties_resamples_at_the_data_difference_within_the_tolerance():
+    """The kernel: a deviation within ``tolerance`` of 0 is a tie with t_lower = 0, counted as reaching it."""
+    from rlstats.methods.equivalence import _kernels as kernels
+
+    draws = np.array([-1.0 + 1e-15, -1.0 - 1e-15, -1.0, -0.5, -1.5])  # three reproduce delta = -1 but for rounding
+    out = kernels.bootstrap_t(np.array(-1.0 + 2e-16), np.array(0.5), draws, np.full(5, 0.5), 1.0, 0.05,
+                              tolerance=1e-12)
+    assert out["t_lower"] == 0.0
+    assert out["p_lower"] == (4 + 1) / 6  # the three ties and -0.5 reach t_lower = 0
+    untied = kernels.bootstrap_t(np.array(-1.0 + 2e-16), np.array(0.5), draws, np.full(5, 0.5), 1.0, 0.05)
+    assert untied["p_lower"] != out["p_lower"]  # without the tolerance the rounding decides
+
+
+@pytest.mark.parametrize("c, d", UNITS)
+def test_run_profile_on_the_default_grid_at_a_score(c, d):
+    """A's runs on t0..t5 are b + 1, 3, 5; the default grid holds tau = 7, a score of A's (and D's, B's) on some
+    task: the share of runs above it, averaged over tasks, is counted exactly in every unit."""
+    df = _tied()
+    result = _quiet(rlstats.performance_profile, df.assign(score=df["score"] * c + d), F, kind="runs", rng=1)
+    tidy = result.tidy()
+    tau = (tidy["tau"].to_numpy() - d) / c
+    at = np.isclose(tau, 7.0, rtol=1e-9, atol=1e-9) & (tidy["agent"] == "A").to_numpy()
+    assert at.sum() == 1
+    runs = df[df["agent"] == "A"]
+    expected = (runs["score"] > 7.0).groupby(runs["task"], observed=True).mean().mean()
+    assert expected == pytest.approx(17 / 18)  # one run scores 7 exactly, none below but on t0's
+    assert tidy.loc[at, "estimate"].item() == pytest.approx(expected, abs=1e-15)
+    # and the grid's point is the score itself, as the data give it in these units
+    assert tidy.loc[at, "tau"].item() in set(df["score"] * c + d)
