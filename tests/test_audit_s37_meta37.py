@@ -131,3 +131,25 @@ def test_run_profile_on_the_default_grid_at_a_score(c, d):
     assert tidy.loc[at, "estimate"].item() == pytest.approx(expected, abs=1e-15)
     # and the grid's point is the score itself, as the data give it in these units
     assert tidy.loc[at, "tau"].item() in set(df["score"] * c + d)
+
+
+@pytest.mark.parametrize("c, d", UNITS[1:])
+def test_mixed_qq_scores_of_tied_residuals_in_any_units(c, d):
+    """A's and B's cells are symmetric about one mean: their residuals tie in pairs in the data's units, and share
+    the average of their ranks (R's rank(ties.method = "average")) in every unit."""
+    from scipy import special, stats
+
+    df = _tied()
+    base = rlstats.mixed(df, "score ~ agent | task/seed")
+    residuals = base.residuals
+    # ties in the data's units: exact, and some 2e-15 apart (the fit's rounding); residuals to 9 decimals tie both
+    rounded = np.round(residuals, 9)
+    assert len(residuals) - len(np.unique(residuals)) >= 6 and len(np.unique(rounded)) < len(np.unique(residuals))
+    assert np.diff(np.unique(rounded)).min() > 1e-4  # the real gaps
+    n = residuals.size
+    expected = special.ndtri((stats.rankdata(rounded, method="average") - 0.5) / n)  # ppoints, n > 10
+    np.testing.assert_allclose(base.residual_normal_scores, expected, rtol=1e-12)
+    other = _quiet(rlstats.mixed, df.assign(score=df["score"] * c + d), "score ~ agent | task/seed")
+    np.testing.assert_allclose(other.residuals / c, residuals, rtol=0, atol=1e-9 * (1 + d))
+    np.testing.assert_allclose(other.residual_normal_scores, expected, rtol=1e-12)
+    np.testing.assert_allclose(other.task_normal_scores, base.task_normal_scores, rtol=1e-12)
