@@ -30,9 +30,11 @@ Then on s36's tied design (A: b + 1, 3, 5, B: b + 2, 3, 4, C random, D = A + 1: 
   band's lower end 0.706 -> 0.781). Fixed: the default grid's points within statistics.tie_tolerance of a score are
   that score (bootstrap._api._at_scores), so the profile compares the run's score with itself in any units.
 
-Noticed, left: the mixed model's residual_normal_scores (the QQ plot's x) average the ranks of residuals that tie
-exactly, which other units untie by the fit's rounding (x 7.3: -1.480 -> -1.430 for a tied residual); the
-residuals' rounding comes from the optimiser's path (about 1e-12 relative), far above the scores' tie tolerance.
+* the mixed model's residual_normal_scores (the QQ plot's x) averaged the ranks of residuals that tie exactly, which
+  other units untied by the fit's rounding (about 1e-13 of the residuals' size x 0.1, 9e-11 + 1e6; x 7.3 a tied
+  residual's score -1.480 -> -1.430), and in the data's own units some residuals tied but 1.8e-15 apart took
+  separate ranks. Fixed: residuals and predicted effects within statistics.difference_tolerance of the scores tie
+  (near_ties) before ranking (mixed._api._normal_scores).
 """
 
 from __future__ import annotations
