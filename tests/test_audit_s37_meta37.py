@@ -155,3 +155,75 @@ def test_mixed_qq_scores_of_tied_residuals_in_any_units(c, d):
     np.testing.assert_allclose(other.residuals / c, residuals, rtol=0, atol=1e-9 * (1 + d))
     np.testing.assert_allclose(other.residual_normal_scores, expected, rtol=1e-12)
     np.testing.assert_allclose(other.task_normal_scores, base.task_normal_scores, rtol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------ curves and tuning
+
+def _integer_curves():
+    from conftest import simulated_curves
+
+    df = simulated_curves(tasks=2, steps=5)
+    return df.assign(score=np.round(df["score"]))  # task_02's runs tie at 0 or 1 at some steps
+
+
+@pytest.mark.parametrize("c, d", [(0.1, 0.0), (1.0, 0.1), (7.3, 0.0)])
+def test_curves_mean_band_of_runs_that_tie_at_a_step(c, d):
+    """The mean's Hall band reads the runs' skewness: runs that tie at a step have none, in any units (x 0.1 their
+    deviations from a mean rounded in its last bit read as G1 = +-1 and the band's lower end moved 26.755 to
+    23.935)."""
+    from rlstats.methods.curves import _kernels
+
+    df = _integer_curves()
+    call = dict(step="step", compare="all", statistic="mean", n_resamples=100, rng=1)
+    base = rlstats.curves(df, "score ~ agent | task/seed", **call).tidy()
+    other = rlstats.curves(df.assign(score=df["score"] * c + d), "score ~ agent | task/seed", **call).tidy()
+    for column in ("estimate", "conf_low", "conf_high"):
+        np.testing.assert_allclose((other[column] - d) / c, base[column], rtol=1e-9, err_msg=column)
+    assert base["conf_low"].iloc[0] == pytest.approx(26.755034, abs=1e-6)
+    # the kernel: three runs of one task that tie, in tenths, have no spread and no skewness
+    values = np.array([[0.1, 1.0], [0.1, 2.0], [0.1, 4.0]])
+    g1, usable, share, _, _ = _kernels._task_shapes(values, np.zeros(3, dtype=np.intp), 1)
+    assert usable.tolist() == [[False, True]] and g1[0, 0] == 0.0 and share[0, 0] == 0.0
+    assert g1[0, 1] == pytest.approx(stats_g1([1.0, 2.0, 4.0]), rel=1e-12)
+
+
+def stats_g1(x):
+    """The k-statistic skewness k3 / k2^1.5 of a sample (the adjusted Fisher-Pearson G1)."""
+    from scipy import stats
+
+    return stats.skew(x, bias=False)
+
+
+def test_curves_difference_of_curves_that_tie_is_zero():
+    df = _integer_curves()
+    for c, d in [(1.0, 0.0), (1.0, 1e6), (0.1, 0.0)]:
+        res = rlstats.curves(df.assign(score=df["score"] * c + d), "score ~ agent | task/seed", step="step",
+                             compare="all", statistic="mean", n_resamples=100, rng=1)
+        differences = np.asarray(res.to_dict()["differences"], dtype=float)
+        assert differences[2, 0] == 0.0  # the two curves tie at the first step of the third pair
+
+
+def _integer_sweep():
+    from conftest import lr_sweep
+
+    df = lr_sweep(categorical=True)
+    return df.assign(score=np.round(df["score"]))
+
+
+@pytest.mark.parametrize("c, d", [(1.0, 0.0), (1e-6, 0.0), (1.0, 0.1)])
+def test_tuning_expected_max_of_one_draw_and_the_kurtosis_note(c, d):
+    """ppo on hopper's configuration means are -1, 0 and 1 (x c + d): the expected best of 1 draw is their mean, 0
+    (it printed 5.5511e-17 with replacement, its weights' rounding), and two sweeps of excess kurtosis 2.24 are named
+    as the first of them in any units."""
+    df = _integer_sweep()
+    res = rlstats.tuning(df.assign(score=df["score"] * c + d), "score ~ agent | task/seed", config="lr",
+                         views=["expected_max", "complete"], n_resamples=100, rng=1)
+    em = res.expected_max()
+    one = em[(em["agent"] == "ppo") & (em["task"] == "hopper") & (em["budget"] == 1)]
+    means = df[(df["agent"] == "ppo") & (df["task"] == "hopper")].groupby("lr", observed=True)["score"].mean()
+    assert means.mean() == 0.0
+    if d == 0:
+        assert one["estimate"].tolist() == [0.0, 0.0]  # without and with replacement: 0, not its rounding
+    else:
+        assert one["estimate"].tolist() == pytest.approx([d, d], rel=1e-12)
+    assert "up to 2.24 (ppo on ant)" in str(res)
