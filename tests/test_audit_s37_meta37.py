@@ -50,7 +50,8 @@ On integer learning curves (simulated_curves rounded) and an integer sweep (lr_s
 
 Checked and held besides: the caller's frame (values, dtypes, index, attrs) after every public function on category,
 category with an unused level, string[pyarrow], int, Int64, float32, sparse scores, a duplicated, MultiIndex,
-shuffled and named index; every function gave the same result as on the plain frame.
+shuffled and named index, unchanged; and each result's tidy() numbers (frames: in the rows' order) those of the
+plain frame to 1e-9 under the label dtypes and indexes.
 """
 
 from __future__ import annotations
