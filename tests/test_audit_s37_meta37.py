@@ -52,6 +52,10 @@ On integer learning curves (simulated_curves rounded) and an integer sweep (lr_s
   (skewness -7.41e-12) and decided "Hall's correction applied"; now 0 within the deviations' rounding (3 e sum d^2
   per arm, selection._kernels.effect_cumulants); tests/test_audit_s36_meta36.py's test passes without its xfail.
 
+* performance_profile(kind="tasks") (audit s36's other strict xfail): a task mean at tau compared exactly; now within
+  its rounding of tau (AgentLayout.mean_tolerance) it is at tau, in the estimate and every resample alike;
+  tests/test_audit_s36_meta36.py's test passes without its xfail.
+
 Checked and held besides: the caller's frame (values, dtypes, index, attrs) after every public function on category,
 category with an unused level, string[pyarrow], int, Int64, float32, sparse scores, a duplicated, MultiIndex,
 shuffled and named index, unchanged; and each result's tidy() numbers (frames: in the rows' order) those of the
