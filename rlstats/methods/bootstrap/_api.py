@@ -39,7 +39,7 @@ from ...options import (check_bool, check_choice, check_confidence_level, check_
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import agent_seed_sequence, seed_sequence
-from ...statistics import block_ranges, block_tolerances, gap_is_mean, near_tie_note
+from ...statistics import block_ranges, block_tolerances, gap_is_mean, near_tie_note, tie_tolerance
 from ...vocabulary import metric_label
 from .._replication import untrimmed_iqm_note
 from . import _kernels as kernels
@@ -1429,7 +1429,23 @@ def _default_tau(design, layouts, kind, higher_is_better=True):
             f"{highest}" + (f" ({'; '.join(outside)})" if outside else "")
             + "; pass tau= for other thresholds")
     grid = np.linspace(low, high, DEFAULT_PROFILE_POINTS)
+    if kind == "runs":
+        grid = _at_scores(grid, design.y)
     return (grid if higher_is_better else grid[::-1]), note
+
+
+def _at_scores(grid, y):
+    """``grid`` with each threshold within :func:`rlstats.statistics.tie_tolerance` of a score (of the scores' range
+    and largest ``|score|``) set to that score: a run profile counts the runs above tau exactly, and a grid point on a
+    score but for the grid's rounding (7.0 of the grid 6, 6.25, ... on integer scores) counted the runs at it as above
+    in other units (audit s37 meta37: x 7.3, a profile of 0.944 at tau 7 read 1.0)."""
+    scores = np.unique(y[np.isfinite(y)])
+    if scores.size < 2:
+        return grid
+    tolerance = float(tie_tolerance(scores[-1] - scores[0], np.abs(scores[[0, -1]]).max()))
+    at = np.clip(np.searchsorted(scores, grid), 1, scores.size - 1)
+    nearest = np.where(np.abs(scores[at - 1] - grid) <= np.abs(scores[at] - grid), scores[at - 1], scores[at])
+    return np.where(np.abs(nearest - grid) <= tolerance, nearest, grid)
 
 
 #: The bands' measured pointwise coverage in the package table (rlstats/calibration.csv, written by

@@ -44,7 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...statistics import corrected_wilson_interval, hall_inverse, near_ties, order_statistic_se
+from ...statistics import (corrected_wilson_interval, difference_tolerance, hall_inverse, near_ties,
+                           order_statistic_se, spread_and_magnitude)
 from ...engines import Engine, map_ordered, workers
 from ...resampling import (CellIndices, canonical_order, cell_seed_sequence, chunk_seeds, fixed_dot,
                            keep_work_arrays_on_heap, parallel_map)
@@ -127,6 +128,15 @@ class AgentLayout:
         if self.balanced:
             return None
         return self.task_sizes.max() / self.task_sizes[self.task_of]
+
+    @functools.cached_property
+    def mean_tolerance(self):
+        """(T,) within this of a threshold a task's mean of its runs is at it, not above: the mean's rounding, the
+        :func:`rlstats.statistics.difference_tolerance` of the task's scores' range and largest ``|score|`` (audit s37
+        meta37: a mean of 9 at tau = 9 counted as not above it, and x 7.3 + 1e6, rounded, as above)."""
+        with np.errstate(invalid="ignore"):
+            low, high = np.nanmin(self.sorted_by_task, axis=1), np.nanmax(self.sorted_by_task, axis=1)
+        return difference_tolerance(*spread_and_magnitude(low, high))
 
     @property
     def weighted_runs(self):
@@ -916,7 +926,9 @@ def profile_values(layout, r, tau, kind):
         above = np.zeros((b, n + 1))  # the weight of pooled positions >= i; none from n on
         np.cumsum(weighted[:, ::-1], axis=1, out=above[:, n - 1::-1])
         return above[:, np.searchsorted(layout.values, tau, side="right")]
-    return (r.task_means[:, :, None] > tau[None, None, :]).mean(axis=1)
+    chosen = None if r.draws is None else r.draws.chosen  # the task at each position where tasks are resampled
+    tolerance = layout.mean_tolerance[None, :] if chosen is None else layout.mean_tolerance[chosen]
+    return (r.task_means[:, :, None] > tau[None, None, :] + tolerance[:, :, None]).mean(axis=1)
 
 
 class ProfileStatistics:
@@ -946,7 +958,8 @@ class ProfileStatistics:
         b, n = counts.shape
         if self.kind == "tasks":
             means = self.statistics.task_means(counts.astype(np.float64))
-            return (means[:, :, None] > self.tau[None, None, :]).mean(axis=1)
+            above = self.tau[None, None, :] + self.layout.mean_tolerance[None, :, None]  # a mean at tau is not above
+            return (means[:, :, None] > above).mean(axis=1)
         work = self.work[:b]
         work[:, 0] = 0
         np.take(counts, self.order, axis=1, out=work[:, 1:]) if self.weight is None else np.multiply(

@@ -994,8 +994,10 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
         draw_se = floored_standard_errors(np.hypot(result.resampled_standard_errors[i, 0],
                                                    result.resampled_standard_errors[j, 0]),
                                           draws, STUDENTIZED_SE_FLOOR, axis=-1)
+        # the rounding of a difference of the two agents' aggregates, read of their own scores (audit s37 meta37)
+        tolerance = difference_tolerance(*spread_and_magnitude(min(low[i], low[j]), max(high[i], high[j])))
         test = kernels.bootstrap_t(delta, se, draws, draw_se, options.margin, options.alpha, options.alternative,
-                                   options.higher_is_better)
+                                   options.higher_is_better, tolerance)
         resampled = test
         if options.aggregate in WELCH_FLOOR_METRICS:
             test = _welch_floored(test, delta, se, cells, (i, j), options)

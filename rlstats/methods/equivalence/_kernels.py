@@ -96,7 +96,7 @@ def tost(estimate, se, df, margin, alpha, alternative="equivalence", higher_is_b
 
 
 def bootstrap_t(delta, se, resampled_delta, resampled_se, margin, alpha, alternative="equivalence",
-                higher_is_better=True):
+                higher_is_better=True, tolerance=0.0):
     """The same test of an aggregate difference from bootstrap-t resamples (Efron and Tibshirani 1993, 12.5).
 
     ``delta``, ``se``: the data's difference and its standard error; ``resampled_delta``, ``resampled_se`` (..., B):
@@ -108,12 +108,20 @@ def bootstrap_t(delta, se, resampled_delta, resampled_se, margin, alpha, alterna
     ``shown`` (decided on the p-values) agree by construction, ties included. With (B + 1) alpha < 1 no p-value
     reaches alpha: the interval is infinite and nothing is shown. A resample with se* = 0 counts as t* = +-inf (0
     where delta* = delta).
+
+    ``tolerance``: the rounding of a difference of the two aggregates (``statistics.difference_tolerance`` of the
+    pair's scores); a deviation delta* - delta, and delta +- margin, within it of 0 are 0, so that a resample
+    reproducing the data's difference ties with the observed t, and a difference at the margin ties with it, in any
+    units (audit s37 meta37: a difference of -1 at margin 1, x 0.1, rounded to t = +-1e-16 and moved p from 0.525 to
+    0.5 and back with the score's units).
     """
-    delta, se, margin = (np.asarray(v, dtype=np.float64) for v in (delta, se, margin))
+    delta, se, margin, tolerance = (np.asarray(v, dtype=np.float64) for v in (delta, se, margin, tolerance))
     deviation = resampled_delta - delta[..., None]
+    deviation = np.where(np.abs(deviation) <= tolerance[..., None], 0.0, deviation)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(resampled_se > 0, deviation / resampled_se, np.sign(deviation) * np.inf)
-        t_lower, t_upper = (delta + margin) / se, (delta - margin) / se
+        t_lower, t_upper = ((np.where(np.abs(delta + sign * margin) <= tolerance, 0.0, delta + sign * margin) / se)
+                            for sign in (1.0, -1.0))
     t = np.where(np.isnan(t), 0.0, t)
     b = t.shape[-1]
     # k: hits allowed at level alpha, counted with the p-value's own float arithmetic so that no rounding parts them

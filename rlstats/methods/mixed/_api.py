@@ -31,7 +31,7 @@ from ...format import a_or_an, count, join_and, listed, names_shown, plural, sig
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
-from ...statistics import P_ADJUST, block_ranges, near_ties, noise_free
+from ...statistics import P_ADJUST, block_ranges, difference_tolerance, near_ties, noise_free
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import ADJUSTMENTS_SAID, MixedResult
@@ -367,6 +367,9 @@ def _run(design, options):
     means = clip_columns(means, design.bounds, ("estimate", "conf_low", "conf_high"), "the agents' means", notes=notes)
     pairs = clip_columns(pairs, design.bounds, ("estimate", "conf_low", "conf_high"), "the pairwise differences",
                          "difference", notes)
+    # the rounding of a difference of scores: residuals and predicted effects within it of one another tie in the QQ
+    # plots' ranks (audit s37 meta37: residuals tied in the data's units untied by the fit's rounding x 7.3)
+    tolerance = float(difference_tolerance(*scale))
     return MixedResult(
         method="Linear mixed model fit by REML (" + ("Satterthwaite's" if options.ddf == "satterthwaite"
                                                      else "Kenward-Roger's") + " degrees of freedom)",
@@ -380,16 +383,21 @@ def _run(design, options):
         coefficients=coefficients, vcov=vcov, emmeans=means, comparisons=pairs, omnibus_agents=compared,
         units=design.units, task_effects=u_task, fitted_values=fitted_values, residuals=residuals,
         cell_effects=u_cell if len(terms) == 2 else None,
-        residual_normal_scores=_normal_scores(residuals), task_normal_scores=_normal_scores(u_task),
-        cell_normal_scores=_normal_scores(u_cell) if len(terms) == 2 else None)
+        residual_normal_scores=_normal_scores(residuals, tolerance),
+        task_normal_scores=_normal_scores(u_task, tolerance),
+        cell_normal_scores=_normal_scores(u_cell, tolerance) if len(terms) == 2 else None)
 
 
-def _normal_scores(values):
+def _normal_scores(values, tolerance=0.0):
     """Normal quantiles at R's ``ppoints`` of each value's rank: the x of a normal QQ plot.  Tied values share the
     average of their ranks (R's ``rank(ties.method = "average")``; R's ``qqnorm`` itself breaks ties by position), so
-    the scores do not depend on the order of the data's rows."""
+    the scores do not depend on the order of the data's rows; values within ``tolerance`` of one another
+    (:func:`rlstats.statistics.near_ties`' groups: the rounding of a difference of scores) tie, so that they do not
+    depend on the score's units either."""
     from scipy import special, stats
 
+    if tolerance > 0 and values.size > 1:
+        values = near_ties(values, np.zeros(values.size, dtype=np.intp), np.array([tolerance]))[0]
     n = values.size
     a = 3 / 8 if n <= 10 else 1 / 2
     # numpy's quicksort argsort is several times faster than rankdata (10^6 residuals: 0.05 s against 0.2 s);
