@@ -1,0 +1,50 @@
+"""Audit s37 (claims37): printed claims checked against the design and rows analysed.
+
+Each test builds a small design by hand (agents that never shared a task, cells of one run, ...) and asserts the
+text the result prints or reports, with the numbers read off the design itself.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+import rlstats
+
+
+def _frame(cells, seed=0):
+    """Runs of each (agent, task): n runs scoring about 10 x the agent's letter's place (A 10, B 20, ...)."""
+    r = np.random.default_rng(seed)
+    rows = [dict(agent=a, task=t, run=k, score=float(r.normal(10 * (ord(a) - 64), 1)))
+            for (a, t), n in cells.items() for k in range(n)]
+    return pd.DataFrame(rows)
+
+
+DISCONNECTED = {("A", "t1"): 5, ("B", "t1"): 5, ("A", "t2"): 5, ("B", "t2"): 5,
+                ("C", "t3"): 5, ("D", "t3"): 5, ("C", "t4"): 5, ("D", "t4"): 5}
+CHAIN = {("A", "t1"): 5, ("B", "t1"): 5, ("B", "t2"): 5, ("C", "t2"): 5}
+
+
+def _equivalence(cells):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rlstats.equivalence(_frame(cells), "score ~ agent | task", margin=1, rng=0, n_resamples=200)
+
+
+def test_equivalence_report_counts_only_pairs_that_met():
+    # Before: "We tested 6 pairs of agents on 4 tasks" where 4 of the 6 (A-C, A-D, B-C, B-D) never ran on a common
+    # task and each printed "withheld: A and C share no task": no test of them was made.
+    res = _equivalence(DISCONNECTED)
+    text = res.report(format="text")
+    assert text.startswith("We tested 2 of the 6 pairs of agents (the pairs that ran a common task) on 4 tasks"), text
+    assert "We tested 6 pairs" not in text
+    met = res.comparisons[res.comparisons["scope"] == "task"][["agent_1", "agent_2"]].drop_duplicates()
+    assert sorted(map(tuple, met.to_numpy())) == [("A", "B"), ("C", "D")]
+    # the chain A-B on t1, B-C on t2: A-C never met
+    text = _equivalence(CHAIN).report(format="text")
+    assert text.startswith("We tested 2 of the 3 pairs of agents (the pairs that ran a common task) on 2 tasks"), text
+    # every pair met: the count as before
+    full = {(a, t): 5 for a in "AB" for t in ("t1", "t2")}
+    assert _equivalence(full).report(format="text").startswith("We tested 1 pair of agents on 2 tasks")
