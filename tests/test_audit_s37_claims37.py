@@ -48,3 +48,27 @@ def test_equivalence_report_counts_only_pairs_that_met():
     # every pair met: the count as before
     full = {(a, t): 5 for a in "AB" for t in ("t1", "t2")}
     assert _equivalence(full).report(format="text").startswith("We tested 1 pair of agents on 2 tasks")
+
+
+def test_rank_test_with_a_control_still_says_which_agents_never_met():
+    # A and C never ran on a common task (A on t1, t3; C on t2, t4; B and D link them).  Without control= the note
+    # names A-C; with control="B" the post hoc family (A-B, C-B, D-B) holds no never-met pair, and before the fix the
+    # print showed mean ranks A 2.5 and C 1.5 side by side with no word that they never met.
+    cells = {("A", "t1"): 3, ("B", "t1"): 3, ("B", "t2"): 3, ("C", "t2"): 3, ("A", "t3"): 3, ("B", "t3"): 3,
+             ("B", "t4"): 3, ("C", "t4"): 3, ("D", "t1"): 3, ("D", "t2"): 3}
+    df = _frame(cells)
+    met_only = "so it places an agent among the agents it met only (A met only B, D; C met only B, D)"
+    res = rlstats.skillings_mack(df, "score ~ agent | task", control="B")
+    assert set(zip(res.comparisons["agent_1"], res.comparisons["agent_2"])) == {("A", "B"), ("C", "B"), ("D", "B")}
+    assert list(res.notes) == [
+        "1 pair of agents never ran on a common task (A-C): the post hoc against the control B leaves it out, and a "
+        "mean rank is taken within each task among the agents that ran there, " + met_only], res.notes
+    assert "Note: 1 pair of agents never ran on a common task (A-C)" in str(res)
+    # the family holding the never-met pair: its note as before, once
+    res = rlstats.skillings_mack(df, "score ~ agent | task", control="A")
+    assert [n for n in res.notes if "never ran" in n] == [
+        "1 pair of agents never ran on a common task (C-A): they are not compared post hoc and no critical-difference "
+        "bar joins them; a mean rank is taken within each task among the agents that ran there, " + met_only]
+    # every pair met: no such note
+    full = _frame({(a, t): 3 for a in "ABC" for t in ("t1", "t2", "t3")})
+    assert not [n for n in rlstats.skillings_mack(full, "score ~ agent | task", control="B").notes if "never" in n]
