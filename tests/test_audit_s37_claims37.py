@@ -72,3 +72,29 @@ def test_rank_test_with_a_control_still_says_which_agents_never_met():
     # every pair met: no such note
     full = _frame({(a, t): 3 for a in "ABC" for t in ("t1", "t2", "t3")})
     assert not [n for n in rlstats.skillings_mack(full, "score ~ agent | task", control="B").notes if "never" in n]
+
+
+def test_sequential_and_permutation_reports_of_tasks_without_a_pair_asked_for():
+    # A on t1 and t3, C on t2 and t4, B everywhere: with reference="A" the tests compare A-B on t1 and t3 only.
+    # Before: AdaStop's report read "On t2, decisions: . Runs used: B 0, C 0.", the permutation test's "On t2, every
+    # comparison was withheld (too few runs)." (B and C ran 5 runs each there), and both "We compared 3 agents (A, B,
+    # C)" of C, in no comparison.
+    cells = {("A", "t1"): 5, ("B", "t1"): 5, ("B", "t2"): 5, ("C", "t2"): 5, ("A", "t3"): 5, ("B", "t3"): 5,
+             ("B", "t4"): 5, ("C", "t4"): 5}
+    df = _frame(cells)
+    for method in ("adastop", "permutation"):
+        res = rlstats.compare(df, "score ~ agent | task", method=method, reference="A", rng=0)
+        assert sorted(set(res.decisions["task"])) == ["t1", "t3"]
+        assert set(res.decisions["agent_2"]) | set(res.decisions["agent_1"]) == {"A", "B"}
+        text = res.report(format="text")
+        assert text.startswith("We compared 2 of the 3 agents (A, B; C in no comparison) with "), text
+        for task in ("t2", "t4"):
+            assert f"On {task}, no comparison: each pair compared has an agent without runs there." in text, text
+        assert "decisions: ." not in text and "too few runs" not in text
+        assert "On t1, " in text and "On t3, " in text
+    # comparisons= leaving an agent out of a complete design: said as well
+    full = _frame({(a, t): 5 for a in "ABC" for t in ("t1", "t2")})
+    res = rlstats.compare(full, "score ~ agent | task", method="permutation", comparisons=[("A", "B")], rng=0)
+    assert res.report(format="text").startswith("We compared 2 of the 3 agents (A, B; C in no comparison) with ")
+    res = rlstats.compare(full, "score ~ agent | task", method="permutation", rng=0)
+    assert res.report(format="text").startswith("We compared 3 agents (A, B, C) with ")
