@@ -98,3 +98,24 @@ def test_sequential_and_permutation_reports_of_tasks_without_a_pair_asked_for():
     assert res.report(format="text").startswith("We compared 2 of the 3 agents (A, B; C in no comparison) with ")
     res = rlstats.compare(full, "score ~ agent | task", method="permutation", rng=0)
     assert res.report(format="text").startswith("We compared 3 agents (A, B, C) with ")
+
+
+def test_selection_check_says_which_reported_tasks_gave_the_runs_skewness():
+    # The skew-corrected reporter reads the skewness from the runs' cumulants of the reported tasks with 3 runs or
+    # more of each agent (rlstats.methods.selection._kernels.effect_cumulants); before, a reported task of one run of
+    # the treatment was still counted: "estimated from the runs' within-task cumulants of the reported tasks".
+    df = rlstats.datasets.simulate(3, 10, 5, effect=1.0, rng=3, heterogeneity=0)
+    one = df[~((df["agent"] == "agent_3") & (df["task"] == "task_03") & (df["seed"] >= 1))]
+    reported = ["task_01", "task_02", "task_03", "task_04"]
+    res = rlstats.selection_check(one, "score ~ agent | task", treatment="agent_3", baseline="agent_1",
+                                  reported=reported, rng=0)
+    runs = res.effects.set_index("task").loc[reported, ["n_treatment", "n_baseline"]].min(axis=1)
+    assert runs.tolist() == [5, 5, 1, 5]
+    assert res.reporter_skewness_source == "runs"
+    assert ("estimated from the runs' within-task cumulants of 3 of the 4 reported tasks (those with 3 runs or more "
+            "of each agent)") in str(res)
+    # every reported task with its runs: as before
+    res = rlstats.selection_check(df, "score ~ agent | task", treatment="agent_3", baseline="agent_1",
+                                  reported=reported, rng=0)
+    assert "estimated from the runs' within-task cumulants of the reported tasks" in str(res)
+    assert "reported tasks (those with 3 runs" not in str(res)
