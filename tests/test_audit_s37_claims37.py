@@ -119,3 +119,18 @@ def test_selection_check_says_which_reported_tasks_gave_the_runs_skewness():
                                   reported=reported, rng=0)
     assert "estimated from the runs' within-task cumulants of the reported tasks" in str(res)
     assert "reported tasks (those with 3 runs" not in str(res)
+
+
+def test_bayes_decision_note_says_the_pairs_runs_as_they_are():
+    # agent_3 has 1 run on task_01 and 5 on the others; before, the note on decisions outside the calibration grid
+    # read "agent_1 vs agent_3 (4 tasks, 1 run)", as if every cell held one run.
+    df = rlstats.datasets.simulate(3, 4, 5, effect=2.0, rng=3, heterogeneity=0)
+    one = df[~((df["agent"] == "agent_3") & (df["task"] == "task_01") & (df["seed"] >= 1))]
+    cells = one.groupby(["agent", "task"]).size()
+    assert cells["agent_3"].tolist() == [1, 5, 5, 5] and set(cells[["agent_1", "agent_2"]]) == {5}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bayes(one, "score ~ agent | task", rng=0)
+    note = next(n for n in res.notes if "read as 'practically better or worse'" in n)
+    assert note.startswith("agent_1 vs agent_2 (4 tasks, 5 runs), agent_1 vs agent_3 (4 tasks, 1 to 5 runs), "
+                           "agent_2 vs agent_3 (4 tasks, 1 to 5 runs): "), note
