@@ -134,3 +134,21 @@ def test_bayes_decision_note_says_the_pairs_runs_as_they_are():
     note = next(n for n in res.notes if "read as 'practically better or worse'" in n)
     assert note.startswith("agent_1 vs agent_2 (4 tasks, 5 runs), agent_1 vs agent_3 (4 tasks, 1 to 5 runs), "
                            "agent_2 vs agent_3 (4 tasks, 1 to 5 runs): "), note
+
+
+def test_probability_of_improvement_note_names_the_pairs_of_few_runs():
+    # agent_1 has 3 runs per task, agent_2 and agent_3 10: before, "3 runs per task are few for score intervals of the
+    # probability of improvement" was said of all 3 pairs, agent_2 vs agent_3 among them (10 and 10 runs).
+    df = rlstats.datasets.simulate(3, 4, 10, effect=2.0, rng=3, heterogeneity=0)
+    df = df[~((df["agent"] == "agent_1") & (df["seed"] >= 3))]
+    assert df.groupby("agent").size().to_dict() == {"agent_1": 12, "agent_2": 40, "agent_3": 40}
+    res = rlstats.compare(df, "score ~ agent | task", method="probability_of_improvement")
+    note = next(n for n in res.notes if "are few for score intervals" in n)
+    assert note.startswith("3 runs per task (of agent_1 vs agent_2 and agent_1 vs agent_3) are few for score "
+                           "intervals of the probability of improvement: in simulations on 2 and 5 tasks with 3 runs "
+                           "per task"), note
+    # every pair at the fewest runs: no pairs named
+    even = df[df["seed"] < 3]
+    note = next(n for n in rlstats.compare(even, "score ~ agent | task", method="probability_of_improvement").notes
+                if "are few for score intervals" in n)
+    assert note.startswith("3 runs per task are few for score intervals"), note
