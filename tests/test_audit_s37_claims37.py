@@ -152,3 +152,24 @@ def test_probability_of_improvement_note_names_the_pairs_of_few_runs():
     note = next(n for n in rlstats.compare(even, "score ~ agent | task", method="probability_of_improvement").notes
                 if "are few for score intervals" in n)
     assert note.startswith("3 runs per task are few for score intervals"), note
+
+
+def test_rank_test_on_cell_summaries_reports_the_runs_it_summarised():
+    # within_cell="mean" ranks one mean per cell; before, the report said the data held "1 run per agent and task"
+    # where the cells held 3 to 10 runs (69 in all, 9 cells, 3 empty)
+    cells = {("A", "t1"): 3, ("B", "t1"): 10, ("C", "t1"): 10, ("A", "t2"): 3, ("B", "t2"): 10, ("A", "t3"): 3,
+             ("C", "t3"): 10, ("B", "t4"): 10, ("C", "t4"): 10}
+    df = _frame(cells)
+    assert len(df) == 69
+    res = rlstats.skillings_mack(df, "score ~ agent | task", within_cell="mean")
+    text = res.report(format="text")
+    assert text.startswith("We compared 3 agents on 4 tasks (9 cell means of 69 runs, 3 empty cells) with the "
+                           "Skillings and Mack (1981) rank test, on the mean of each agent's runs per task"), text
+    assert "1 run per agent and task" not in text
+    full = _frame({(a, t): 5 for a in "ABC" for t in ("t1", "t2", "t3")})
+    text = rlstats.skillings_mack(full, "score ~ agent | task", within_cell="median").report(format="text")
+    assert text.startswith("We compared 3 agents on 3 tasks (9 cell medians of 45 runs) with "), text
+    # one run per cell given as such: as before
+    means = df.groupby(["agent", "task"], as_index=False)["score"].mean()
+    text = rlstats.skillings_mack(means, "score ~ agent | task").report(format="text")
+    assert text.startswith("We compared 3 agents on 4 tasks (1 run per agent and task, 3 empty cells)"), text
