@@ -173,3 +173,30 @@ def test_rank_test_on_cell_summaries_reports_the_runs_it_summarised():
     means = df.groupby(["agent", "task"], as_index=False)["score"].mean()
     text = rlstats.skillings_mack(means, "score ~ agent | task").report(format="text")
     assert text.startswith("We compared 3 agents on 4 tasks (1 run per agent and task, 3 empty cells)"), text
+
+
+def test_power_says_which_tasks_of_a_per_task_rate_lack_the_shifted_agent():
+    # A, B on t1-t2 and C, D on t3-t4, every run from one N(0, 1); D raised by 1.5 SD (resample='pooled'). The
+    # permutation test's rate is per task over all 4 tasks, 2 of which D never ran: over 200 data sets it read 0.4675
+    # where the tasks D ran give 0.87 (tasks=['t3', 't4']), the A-B tasks rejecting 26 of 400 tests. The rate is
+    # kept; before, nothing said that half its tests could not see the shift.
+    r = np.random.default_rng(0)
+    rows = [dict(agent=a, task=t, run=k, score=float(r.normal(0, 1))) for a, t in
+            [("A", "t1"), ("B", "t1"), ("A", "t2"), ("B", "t2"), ("C", "t3"), ("D", "t3"), ("C", "t4"), ("D", "t4")]
+            for k in range(10)]
+    pilot = pd.DataFrame(rows)
+    common = dict(design=pilot, formula="score ~ agent | task", effect=1.5, n_sim=20, seeds=[10], rng=0,
+                  progress=False, resample="pooled")
+    res = rlstats.power("permutation", **common)
+    assert res.table["n_tests"].tolist() == [80]  # 20 data sets x 4 tasks
+    assert ("the rate of the permutation test counts the tests of 2 of the 4 tasks where D, the agent shifted, has no "
+            "runs (t1 and t2): the shift plays no part there, and their tests reject at the pilot's own differences "
+            "whatever the effect; for the power on the tasks D ran, pass tasks=['t3', 't4']") in res.notes, res.notes
+    kept = rlstats.power("permutation", **common, tasks=["t3", "t4"])
+    assert kept.table["n_tests"].tolist() == [40]
+    assert not [n for n in kept.notes if "plays no part" in n]
+    # the shifted agent on every task, or no shift: no such note
+    assert not [n for n in rlstats.power("permutation", **{**common, "effect": 0.0}).notes if "plays no part" in n]
+    full = rlstats.datasets.simulate(2, 3, 5, rng=0)
+    assert not [n for n in rlstats.power("permutation", design=full, formula="score ~ agent | task", effect=1.0,
+                                         n_sim=10, seeds=[5], rng=0, progress=False).notes if "plays no part" in n]
