@@ -766,10 +766,34 @@ def _notes(study, effect):
                          "; resample='pooled' draws every agent from the task's runs, the shift then the only "
                          "difference" if study.source.resample == "agents" else
                          " (every agent drawn from the task's pooled runs: the shift is the only difference)"))
+    if study.source.kind == "pilot" and effect != 0 and per_task and template.has_blocks:
+        notes.extend(_unshifted_tasks_note(study.source, per_task))
     if study.source.kind == "pilot" and study.source.resample == "agents" and effect == 0:
         notes.append("the pilot's agents were resampled from their own runs with no shift: this is the power at "
                      "the differences the pilot shows, not a type-I error")
     return notes
+
+
+def _unshifted_tasks_note(source, per_task):
+    """The tasks a per-task test's rate counts where the shifted agent has no runs: their tests reject at the pilot's
+    own differences whatever the effect (audit s37 claims37: agents A, B on t1-t2 and C, D on t3-t4, D raised by 1.5
+    pooled SD: the permutation test's rate 0.4675 over the 4 tasks, 0.87 with tasks=['t3', 't4'], 26 of 400 tests on
+    A and B's tasks), with the way to plan for the shifted agent's tasks alone."""
+    from ..connectivity import keeping
+
+    ran = np.asarray(source.present)[:, source.agents.index(source.shifted_agent)]
+    if ran.all():
+        return []
+    without = [t for t, r in zip(source.tasks, ran) if not r]
+    own = tuple(t for t, r in zip(source.tasks, ran) if r)
+    names = " and ".join(_rule(m).called for m in per_task)
+    way = keeping(source.formula.blocks, own, what="task").python
+    rates = "rates" if len(per_task) > 1 else "rate"
+    return [f"the {rates} of {names} count{'' if len(per_task) > 1 else 's'} the tests of "
+            f"{len(without)} of the {len(source.tasks)} tasks where {source.shifted_agent}, the agent shifted, has no "
+            f"runs ({fmt.join_and(without, limit=5)}): the shift plays no part there, and their tests reject at the "
+            f"pilot's own differences whatever the effect; for the power on the tasks {source.shifted_agent} ran, "
+            f"pass {way}"]
 
 
 def _higher_is_better(study):

@@ -444,7 +444,7 @@ class AdaStopResult(Result):
     def _prose(self):
         """A methods-section paragraph: the design of the test and its decisions."""
         agents = fmt.plural(self._arm_word)  # the data's arms by their column (audit s33 words33b)
-        text = (f"We compared {len(self.agents)} {agents} ({fmt.name_list(self.agents)}) with AdaStop "
+        text = (f"We compared {_agents_compared(self, agents)} with AdaStop "
                 f"(Mathieu et al., 2023), a group-sequential permutation test with step-down multiple "
                 f"testing of {_family(self)}: {self._design_line()}. The family-wise error was set to "
                 f"alpha = {self.alpha} with linear spending (alpha * k / K, rounded down to the permutation "
@@ -462,10 +462,26 @@ class AdaStopResult(Result):
         for task in self.tasks:
             rows = self.decisions if not self.blocked else self.decisions[self.decisions["task"] == task]
             where = f"On {task}, " if self.blocked else ""
+            if not len(rows):  # every pair asked for has an agent without runs there (reference=, comparisons=)
+                text += apart + where + _NO_PAIR
+                continue
             text += apart + where + _sentence_of_decisions(rows)
             used = self.runs_used if not self.blocked else self.runs_used[self.runs_used["task"] == task]
             text += f" Runs used: {fmt.name_list(used['agent'], after=used['n_runs'])}."
         return text  # one test per task: said by the notes, which follow
+
+
+def _agents_compared(result, agents):
+    """"3 agents (A, B, C)", or "2 of the 3 agents (A, B; C in no comparison)" where some agent is in no row of the
+    decisions: comparisons= left it out, or reference= names an agent it shares no task with (audit s37 claims37:
+    reference="A" with C on no task of A's read "We compared 3 agents (A, B, C)")."""
+    named = set(result.decisions["agent_1"]) | set(result.decisions["agent_2"])
+    inside = [a for a in result.agents if a in named]
+    if len(inside) == len(result.agents):
+        return f"{len(result.agents)} {agents} ({fmt.name_list(result.agents)})"
+    outside = [a for a in result.agents if a not in named]
+    return (f"{len(inside)} of the {len(result.agents)} {agents} ({fmt.name_list(inside)}; "
+            f"{fmt.name_list(outside)} in no comparison)")
 
 
 def _scheme_phrase(result, who="every agent still running"):
@@ -516,6 +532,12 @@ def _ranges(values):
             parts.append(str(start) if start == v else f"{start}-{v}")
             start = None
     return ", ".join(parts)
+
+
+#: A task of a blocked test on which no pair asked for ran (audit s37 claims37: with reference="A" on tasks A never
+#: ran, AdaStop's report read "On t2, decisions: . Runs used: B 0, C 0." and the permutation test's "On t2, every
+#: comparison was withheld (too few runs)." of B and C's 5 runs each)
+_NO_PAIR = "no comparison: each pair compared has an agent without runs there."
 
 
 def _sentence_of_decisions(rows):
@@ -604,7 +626,7 @@ class PermutationResult(AdaStopResult):
     def _prose(self):
         """A methods-section paragraph: the test, its level and its decisions."""
         agents = fmt.plural(self._arm_word)  # the data's arms by their column (audit s33 words33b)
-        text = (f"We compared {len(self.agents)} {agents} ({fmt.name_list(self.agents)}) with a permutation test of "
+        text = (f"We compared {_agents_compared(self, agents)} with a permutation test of "
                 f"the differences of their mean scores, {_family(self)}, with step-down multiple testing "
                 f"({'Holm, 1979' if self._holm_tasks() else 'Romano and Wolf, 2003'}; AdaStop's machinery with one "
                 f"interim, Mathieu et al., 2023): "
@@ -623,6 +645,9 @@ class PermutationResult(AdaStopResult):
                      if d in ("larger", "smaller")]
             where = f"On {task}, " if self.blocked else ""
             tested = int((rows["decision"] != "withheld").sum())
+            if not len(rows):
+                text += f" {where}{_NO_PAIR}"
+                continue
             if not tested:
                 text += f" {where}every comparison was withheld (too few runs)."
                 continue

@@ -1215,12 +1215,16 @@ def _decision_notes(design, options, comparisons, first, second, present):
             shared = present[k]
             tasks = int(shared.sum())
             runs = int(np.minimum(counts[shared, first[k]], counts[shared, second[k]]).min())
+            most = int(np.maximum(counts[shared, first[k]], counts[shared, second[k]]).max())
             key = (calibration.bracketing_counts(DECISION_TASKS, tasks),  # read both sides' rows (nearest23)
                    calibration.nearest_count(measured_runs, runs))
             by_design.setdefault(key, []).append(k)
             if not (DECISION_TASKS[0] <= tasks <= DECISION_TASKS[-1]
                     and measured_runs[0] <= runs <= measured_runs[-1]):
-                outside.append((k, f"{count(tasks, 'task')}, {count(runs, 'run')}"))
+                # the pair's runs as they are: "1 run" of a pair with 1 to 5 runs per agent and task said every cell
+                # held one (audit s37 claims37)
+                outside.append((k, f"{count(tasks, 'task')}, "
+                                   + (count(runs, 'run') if most == runs else f"{runs} to {most} runs")))
         if outside:
             # the rows' rates move with the tasks (the hierarchical model's false equivalence rose from none at 5
             # tasks to 0.26-0.63 at 26) and the signed-rank model read 'equivalent' at 2 tasks x 3 runs in 11 of 60

@@ -1369,8 +1369,13 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         se = np.zeros_like(bounds)  # a closed form: no Monte Carlo error
     else:
         bounds, se = kernels.interval_bounds(distribution, estimates, confidence_level, "percentile")
+    # the pairs with the fewest runs named where others have more, as bootstrap()'s note names its agents (audit s37
+    # claims37: "3 runs per task are few" of 3 pairs, 2 of them with an agent of 3 runs and one of 10 and 10)
+    said = dict(zip(design.agents, fmt.names_shown(design.agents)))  # quoted where a name holds a comma
+    few = [f"{said[x]} vs {said[y]}" for (x, y), n in zip(pairs, fewest) if n == fewest.min()]
+    whose = "" if len(few) == len(pairs) else f" (of {fmt.join_and(few, limit=4)})"
     note = small_runs.coverage_note(interval, "probability of improvement", "probability_of_improvement",
-                                    int(fewest.min()), single_task=design.n_tasks == 1, tasks=design.n_tasks,
+                                    int(fewest.min()), whose, single_task=design.n_tasks == 1, tasks=design.n_tasks,
                                     task=design.block_word)
     return ProbabilityOfImprovementResult(
         method=("Probability of improvement with score intervals (Hanley-McNeil variance)" if interval == "score" else

@@ -336,8 +336,13 @@ class EquivalenceResult(Result):
         tasks, agents = fmt.plural(task), fmt.plural(agent)
         what = ("two one-sided tests (TOST; Schuirmann, 1987)" if self.alternative == "equivalence" else
                 "a one-sided test of non-inferiority")
+        # audit s37 claims37: "We tested 6 pairs" of a design where 4 of them never ran on a common task, each
+        # printed "withheld: A and C share no task"; a pair with no task both ran is no test, and is not counted
+        ran = {a: np.asarray(self.counts)[:, i] > 0 for i, a in enumerate(self.agents)}
+        met = [(a, b) for a, b in self.pairs if self.published or (ran[a] & ran[b]).any()]
         against = (f"each {agent} against a published table of per-{task} means, standard deviations and run counts"
-                   if self.published else f"{fmt.count(len(self.pairs), 'pair')} of {agents}")
+                   if self.published else f"{fmt.count(len(met), 'pair')} of {agents}" if len(met) == len(self.pairs)
+                   else f"{len(met)} of the {len(self.pairs)} pairs of {agents} (the pairs that ran a common {task})")
         text = (f"We tested {against} on {fmt.count(self.n_tasks, task)} ({self.nobs} runs) "
                 f"with {what} at alpha = {fmt.signif(self.alpha)} against a margin of {fmt.signif(self.margin)} "
                 f"({self.margin_scale}; a margin should be fixed before the analysis): {self._rule(level)}. "

@@ -702,7 +702,7 @@ def _run(design, options, rng, shown):
                      f"relabellings within tasks, no more than n_resamples = {options.n_resamples:,}, so all were "
                      "enumerated: the p-value is the exact permutation one, with no Monte Carlo error")
     notes += _size_notes(design, options, variant)
-    notes += _never_met_notes(design, pairs, n_shared)
+    notes += _never_met_notes(design, pairs, n_shared, options.control)
     notes += censored_note(design)  # cells of a time summary whose runs never reached it (audit s34)
     return SkillingsMackResult(
         averaged_within=design.averaged_within,
@@ -761,13 +761,18 @@ def _rank_scale_notes(design, setup, mean_ranks, variant, within):
             "within_cell='mean')"]
 
 
-def _never_met_notes(design, pairs, n_shared):
-    """The pairs of the post hoc that share no task, and whom each mean rank was taken among."""
-    untested = n_shared == 0
-    if not untested.any():
-        return []
+def _never_met_notes(design, pairs, n_shared, control=None):
+    """The pairs of the post hoc that share no task, and whom each mean rank was taken among.
+
+    The mean ranks set every agent beside every other whatever the post hoc's family: with ``control=`` a pair that
+    never met and holds no control is in no comparison, and its note is still due (audit s37 claims37: with control
+    B, A and C on no common task printed mean ranks 2.5 and 1.5 with no word that they never met)."""
     graph = design.graph
+    untested = n_shared == 0
     names = [(design.agents[u], design.agents[v]) for u, v in zip(pairs[0][untested], pairs[1][untested])]
+    outside = [] if names else graph.never_met()  # never-met pairs the family leaves out, said only if none is in it
+    if not names and not outside:
+        return []
     met = graph.met().sum(axis=1) - 1  # the other agents each one shares a task with
     apart = [j for j in np.argsort(met, kind="stable") if met[j] < design.n_agents - 1]
     said = names_shown(design.agents)  # quoted where a name holds a comma
@@ -777,9 +782,13 @@ def _never_met_notes(design, pairs, n_shared):
     if len(apart) > 3:  # the others named, so that no agent left out of the list reads as one that met everyone
         among += (f"; and {count(len(apart) - 3, 'more agent')} met only some: "
                   f"{join_and((said[j] for j in apart[3:]), limit=10)}")
+    rank_taken = ("a mean rank is taken within each task among the agents that ran there, so it places an agent "
+                  f"among the agents it met only ({among})")
+    if outside:
+        return [f"{graph.never_met_phrase(outside)}: the post hoc against the control {control} leaves "
+                f"{'it' if len(outside) == 1 else 'them'} out, and {rank_taken}"]
     return [f"{graph.never_met_phrase(names)}: they "
-            "are not compared post hoc and no critical-difference bar joins them; a mean rank is taken within each "
-            f"task among the agents that ran there, so it places an agent among the agents it met only ({among})"]
+            f"are not compared post hoc and no critical-difference bar joins them; {rank_taken}"]
 
 
 def _ranks_posthoc(design, options, test, setup, adjustment, pairs, notes):

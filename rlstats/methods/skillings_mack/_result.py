@@ -437,6 +437,10 @@ class SkillingsMackResult(Result):
             how = f"ranking the {agents} within each {task} (mid-ranks for ties), missing cells allowed"
         per_cell = f"{fmt.count(runs.min(), 'run')} per {agent} and {task}" if runs.min() == runs.max() \
             else f"{runs.min()} to {runs.max()} runs per {agent} and {task}"
+        if self.within_cell is not None:
+            # the counts are of the cells' summaries, one each: "1 run per agent and task" was said of cells of 3 to
+            # 10 runs averaged to 9 cell means (audit s37 claims37)
+            per_cell = f"{fmt.count(runs.size, 'cell ' + self.within_cell)} of {self.nobs} runs"
         missing = int((self.counts == 0).sum())
         design = f"{fmt.count(self.n_agents, agent)} on {fmt.count(self.n_tasks, task)} ({per_cell}"
         design += f", {fmt.count(missing, 'empty cell')})" if missing else ")"
