@@ -33,7 +33,7 @@ from ...bounds import (KINDS, bound_ties, check_bounds, clip, clipped_note, know
 from ...cost import admit, shows
 from ...design import NA_ACTIONS, agents_said, design_of, public_function
 from ...engines import Engine, engine as _engine
-from ...errors import DesignError, OptionError, agent_named, warn
+from ...errors import DesignError, OptionError, agent_named, shown, warn
 from ...normalization import raw_gap_note, warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
@@ -153,7 +153,7 @@ def _check_metrics(metrics):
 
 def _check_real(name, value):
     if not is_finite_number(value):
-        raise OptionError(f"{name} must be a finite number, got {value!r}")
+        raise OptionError(f"{name} must be a finite number, got {shown(value)}")
     return float(value)
 
 

@@ -1,0 +1,44 @@
+"""New-user trial s37 (ux37): the first hour's surprises on the real data, each fixed at its one home.
+
+Each test reproduces the trial's call on simulated or hand-made data (nothing of ``/work/shared/data`` is copied)
+and failed before its fix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.errors import OptionError
+
+
+def _pilot(rows: int = 520) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"agent": np.repeat(["A", "B"], rows // 2), "task": np.tile(["t1", "t2"], rows // 2),
+                         "seed": np.arange(rows) % 13, "score": rng.normal(size=rows)})
+
+
+@pytest.mark.parametrize("function", [rlstats.power, rlstats.sample_size])
+def test_pilot_keyword_says_design(function):
+    """power("skillings_mack", pilot=df, ...) printed the whole frame and blamed the rank test; now: pass design=."""
+    with pytest.raises(OptionError) as caught:
+        function("skillings_mack", pilot=_pilot(), formula="score ~ agent | task")
+    message = str(caught.value)
+    assert message.startswith(f"pilot= is not an option of {function.__name__}(): give the pilot runs as design=")
+    assert "--pilot" in message and "rows x" not in message and "skillings_mack" not in message
+
+
+def test_unknown_method_option_shows_a_frame_by_its_shape():
+    """Any value echoed by power()'s unknown-option error is errors.shown's: a frame by its type and shape."""
+    with pytest.raises(OptionError) as caught:
+        rlstats.power("skillings_mack", pilott=_pilot(), formula="score ~ agent | task", seeds=[3])
+    assert str(caught.value).startswith("pilott=a DataFrame of shape (520, 4) is not an option of skillings_mack")
+
+
+def test_finite_number_option_shows_a_frame_by_its_shape():
+    with pytest.raises(OptionError) as caught:
+        rlstats.datasets.simulate(heterogeneity=_pilot())
+    assert str(caught.value) == "heterogeneity must be a finite number >= 0, got a DataFrame of shape (520, 4)"
+
