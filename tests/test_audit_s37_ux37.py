@@ -42,3 +42,21 @@ def test_finite_number_option_shows_a_frame_by_its_shape():
         rlstats.datasets.simulate(heterogeneity=_pilot())
     assert str(caught.value) == "heterogeneity must be a finite number >= 0, got a DataFrame of shape (520, 4)"
 
+
+def test_raw_scales_note_says_how_to_state_one_scale():
+    """The printed note of tasks on their own scales named normalize= alone; scores already normalised (rliable's
+    human-normalised Atari scores) need normalize=False, which only the Python warning said."""
+    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=3, rng=0)
+    df["score"] = df["score"] * df["task"].astype(str).map({"task_01": 1.0, "task_02": 1.0, "task_03": 1.0,
+                                                             "task_04": 100.0})
+    with pytest.warns(rlstats.RlstatsWarning, match="own scales"):
+        res = rlstats.bootstrap(df, "score ~ agent | task/seed", metrics=("mean",), n_resamples=200, rng=0)
+    said = [n for n in res.notes if "own scales" in n]
+    assert len(said) == 1 and said[0].endswith(
+        "; normalize= puts them on one scale, or pass normalize=False if they are on one scale already"), said
+    assert "normalize=False if they are on one scale already" in str(res)
+    # and normalize=False says nothing of scales
+    quiet = rlstats.bootstrap(df, "score ~ agent | task/seed", metrics=("mean",), n_resamples=200, rng=0,
+                              normalize=False)
+    assert not [n for n in quiet.notes if "scale" in n]
+
