@@ -6,6 +6,11 @@ and failed before its fix.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -60,3 +65,31 @@ def test_raw_scales_note_says_how_to_state_one_scale():
                               normalize=False)
     assert not [n for n in quiet.notes if "scale" in n]
 
+
+_VIGNETTE = Path(__file__).resolve().parents[1] / "vignettes" / "sb3_logs_to_paper.py"
+
+
+def test_sb3_vignette_says_it_needs_the_logs_extra():
+    """The vignette stopped at its TensorBoard cell under the README's plain install, and only vignettes/README.md
+    said it needs the `logs` extra: its opening cell says so now."""
+    opening = _VIGNETTE.read_text(encoding="utf-8").split("# %%\n")[0]
+    assert 'the `logs` extra (`pip install ".[logs]"`' in opening
+
+
+def test_sb3_vignette_skips_its_tensorboard_cell_without_tensorboard(tmp_path):
+    """Its cells through the TensorBoard one, run with the tensorboard package unimportable: a printed line, no
+    LogReadError (the cells after it read evaluations.npz alone; tests/test_vignettes.py runs the whole file)."""
+    if not (Path(__file__).resolve().parents[2] / "shared" / "data" / "logs" / "sb3_classic").is_dir():
+        pytest.skip("the SB3 logs are not beside the clone (shared/data/logs/sb3_classic)")
+    cells = _VIGNETTE.read_text(encoding="utf-8").split("# %%")
+    through = next(i for i, cell in enumerate(cells) if 'format="tensorboard"' in cell)
+    script = tmp_path / "cells.py"
+    script.write_text("import sys\nsys.modules['tensorboard'] = None\n__file__ = " + repr(str(_VIGNETTE)) + "\n"
+                      + "# %%".join(cells[:through + 1]), encoding="utf-8")
+    env = dict(os.environ, RLSTATS_VIGNETTE_FAST="1", MPLBACKEND="Agg",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(_VIGNETTE.parents[1]), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert ('TensorBoard check skipped: the tensorboard package is not installed (pip install ".[logs]")'
+            in done.stdout.splitlines())
