@@ -93,3 +93,28 @@ def test_sb3_vignette_skips_its_tensorboard_cell_without_tensorboard(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert ('TensorBoard check skipped: the tensorboard package is not installed (pip install ".[logs]")'
             in done.stdout.splitlines())
+
+
+@pytest.mark.parametrize("function", ["compare", "bootstrap", "build"])
+@pytest.mark.parametrize("formula", ["return ~ agent | task", "`return` ~ agent | task"])
+def test_keyword_response_naming_no_column_is_unknown_first(function, formula):
+    """'return ~ agent | task' on a frame with no 'return' column advised back-quoting it, and the back-quoted
+    formula then said 'return' was unknown: the unknown name comes first, the keyword advice only for a column."""
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    with pytest.raises(rlstats.FormulaError) as caught:
+        getattr(rlstats, function)(df, formula)
+    assert str(caught.value).startswith("unknown name 'return' in response; did you mean 'score'"), str(caught.value)
+    df["return"] = df["score"]  # a column of that name: back-quote it (the bare word only; the quoted one runs)
+    if formula.startswith("return"):
+        with pytest.raises(rlstats.FormulaError, match=r"'return' is a Python keyword; back-quote the column"):
+            getattr(rlstats, function)(df, formula)
+
+
+@pytest.mark.parametrize("formula, said", [("score ~ class | task", "unknown column 'class' in the grouping term"),
+                                           ("score ~ agent | lambda", "unknown column 'lambda' in the blocking term")])
+def test_keyword_group_or_block_naming_no_column_is_unknown_first(formula, said):
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    with pytest.raises(rlstats.FormulaError, match=said):
+        rlstats.compare(df, formula)
+    with pytest.raises(rlstats.FormulaError, match="is a Python keyword"):  # the text alone: the advice as before
+        rlstats.parse(formula)
