@@ -740,6 +740,17 @@ def names_shown(items: Iterable[object], among: Iterable[object] | None = None) 
     return [repr(t) for t in text] if quoted else text
 
 
+def difference_label(first: object, second: object) -> str:
+    """The label of a difference of two agents, "first - second": the one home of contrast labels. A name holding the
+    separator " - " is parenthesised, as emmeans does, so the label reads one way (new-user trial s37: an agent
+    "CURL - v2" printed "CURL - v2 - DER").
+
+    >>> difference_label("SPR", "DER"), difference_label("CURL - v2", "DER")
+    ('SPR - DER', '(CURL - v2) - DER')
+    """
+    return " - ".join(f"({name})" if " - " in str(name) else str(name) for name in (first, second))
+
+
 def name_list(items: Iterable[object], after: Iterable[object] | None = None,
               among: Iterable[object] | None = None) -> str:
     """Names as a comma list (:func:`names_shown`); ``after``: a value said after each name ("a 3, b 5"); ``among``:

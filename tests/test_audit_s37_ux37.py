@@ -118,3 +118,30 @@ def test_keyword_group_or_block_naming_no_column_is_unknown_first(formula, said)
         rlstats.compare(df, formula)
     with pytest.raises(rlstats.FormulaError, match="is a Python keyword"):  # the text alone: the advice as before
         rlstats.parse(formula)
+
+
+def _named_with_separator():
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=3, rng=0)
+    df["agent"] = df["agent"].map({"agent_1": "CURL - v2", "agent_2": "DER", "agent_3": "SPR"})
+    return df
+
+
+def test_contrast_labels_parenthesise_a_name_holding_the_separator():
+    """mixed() printed "CURL - v2 - DER"; as emmeans, a name holding " - " is parenthesised (format.difference_label,
+    the one home; tidy() and to_latex() keep the pair in two columns, agent_1 and agent_2)."""
+    import matplotlib.pyplot as plt
+
+    from rlstats.format import difference_label
+
+    assert difference_label("CURL - v2", "DER") == "(CURL - v2) - DER"
+    assert difference_label("DER", "CURL - v2") == "DER - (CURL - v2)"
+    assert difference_label("PPO-clip", "DER") == "PPO-clip - DER"  # a hyphen alone reads one way: unchanged
+    res = rlstats.mixed(_named_with_separator(), "score ~ agent | task")
+    rows = [" ".join(line.split()[:6]) for line in str(res).splitlines() if "CURL" in line and " - " in line]
+    assert rows == ["(CURL - v2) - DER -1.791", "(CURL - v2) - SPR -0.14846"], rows
+    ax = res.plot()
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["(CURL - v2) - DER", "(CURL - v2) - SPR", "DER - SPR"]
+    plt.close("all")
+    assert list(res.tidy()[["agent_1", "agent_2"]].iloc[0]) == ["CURL - v2", "DER"]
+    said = str(rlstats.equivalence(_named_with_separator(), "score ~ agent | task", margin=1.0)).splitlines()
+    assert "(CURL - v2) - DER:" in said and "(CURL - v2) - SPR:" in said and "DER - SPR:" in said
