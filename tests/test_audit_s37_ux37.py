@@ -145,3 +145,14 @@ def test_contrast_labels_parenthesise_a_name_holding_the_separator():
     assert list(res.tidy()[["agent_1", "agent_2"]].iloc[0]) == ["CURL - v2", "DER"]
     said = str(rlstats.equivalence(_named_with_separator(), "score ~ agent | task", margin=1.0)).splitlines()
     assert "(CURL - v2) - DER:" in said and "(CURL - v2) - SPR:" in said and "DER - SPR:" in said
+
+
+def test_task_table_random_splits_note_prints_the_seed():
+    """task_table's note "p-values from 10000 random splits" gave no seed, which to_dict() alone held; other results
+    print theirs (fmt.short_seed)."""
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=12, rng=0)
+    res = rlstats.compare(df, "score ~ agent | task/seed", method="task_table", test="fisher_pitman", rng=7)
+    assert [n for n in res.notes if "random splits" in n] == [
+        "permutation test of the mean difference p-values from 10000 random splits (seed 7) where the splits were "
+        "too many to enumerate"]
+    assert res.to_dict()["seed"] == 7 and "(seed 7)" in str(res)
