@@ -156,3 +156,16 @@ def test_task_table_random_splits_note_prints_the_seed():
         "permutation test of the mean difference p-values from 10000 random splits (seed 7) where the splits were "
         "too many to enumerate"]
     assert res.to_dict()["seed"] == 7 and "(seed 7)" in str(res)
+
+
+@pytest.mark.parametrize("given, meant", [("IQM", "iqm"), ("Optimality_Gap", "optimality_gap"), ("MEDIAN", "median")])
+def test_bootstrap_metric_in_other_case_is_named(given, meant):
+    """bootstrap(metrics=["IQM"]) listed the built-in metrics without naming 'iqm' (errors.did_you_mean, whose
+    close_names compares case-folded)."""
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    with pytest.raises(OptionError) as caught:
+        rlstats.bootstrap(df, "score ~ agent | task", metrics=[given])
+    assert str(caught.value).endswith(f"and is not a function (did you mean {meant!r}?)"), str(caught.value)
+    with pytest.raises(OptionError) as caught:  # no name close: no guess
+        rlstats.bootstrap(df, "score ~ agent | task", metrics=["trimmed"])
+    assert str(caught.value).endswith("and is not a function")

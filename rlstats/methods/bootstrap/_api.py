@@ -33,7 +33,7 @@ from ...bounds import (KINDS, bound_ties, check_bounds, clip, clipped_note, know
 from ...cost import admit, shows
 from ...design import NA_ACTIONS, agents_said, design_of, public_function
 from ...engines import Engine, engine as _engine
-from ...errors import DesignError, OptionError, agent_named, shown, warn
+from ...errors import DesignError, OptionError, agent_named, did_you_mean, shown, warn
 from ...normalization import raw_gap_note, warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
@@ -141,8 +141,10 @@ def _check_metrics(metrics):
         if not isinstance(name, str):
             raise OptionError(f"metric names must be strings, got {name!r}")
         if not (callable(spec) or spec in kernels.BUILTIN_METRICS):
+            # 'IQM' as rliable's papers write it: the built-in name said (new-user trial s37)
             raise OptionError(f"metric {spec!r} is not one of the built-in metrics "
-                              f"{', '.join(map(repr, kernels.BUILTIN_METRICS))} and is not a function")
+                              f"{', '.join(map(repr, kernels.BUILTIN_METRICS))} and is not a function"
+                              f"{did_you_mean(spec, kernels.BUILTIN_METRICS)}")
     names = [name for name, _ in items]
     duplicated = sorted(name for name, times in Counter(names).items() if times > 1)  # one pass, not names.count
     if duplicated:
