@@ -169,3 +169,19 @@ def test_bootstrap_metric_in_other_case_is_named(given, meant):
     with pytest.raises(OptionError) as caught:  # no name close: no guess
         rlstats.bootstrap(df, "score ~ agent | task", metrics=["trimmed"])
     assert str(caught.value).endswith("and is not a function")
+
+
+def test_bootstrap_says_no_monte_carlo_se_when_every_interval_is_withheld():
+    """True/False scores, 90% True: every interval withheld, and the print said "largest Monte Carlo SE of a bound:
+    0" (the SE of a median bound the rule had withheld); a bound withheld has no SE, and nothing is said of it."""
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=5, rng=0)
+    df["score"] = np.random.default_rng(1).random(len(df)) < 0.9
+    res = rlstats.bootstrap(df, "score ~ agent | task", n_resamples=200, rng=0)
+    assert np.isnan(res.intervals).all() and np.isnan(res.interval_mc_se).all()
+    assert "Monte Carlo SE" not in str(res)
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=5, rng=0)  # bounds given: their SE said as before
+    res = rlstats.bootstrap(df, "score ~ agent | task", n_resamples=200, rng=0)
+    finite = np.isfinite(res.intervals)
+    assert finite.any() and (np.isfinite(res.interval_mc_se) == finite).all()
+    assert f"largest Monte Carlo SE of a bound: {rlstats.format.signif(res.interval_mc_se[finite].max(), 2)}" \
+        in str(res).splitlines()
