@@ -185,3 +185,26 @@ def test_bootstrap_says_no_monte_carlo_se_when_every_interval_is_withheld():
     assert finite.any() and (np.isfinite(res.interval_mc_se) == finite).all()
     assert f"largest Monte Carlo SE of a bound: {rlstats.format.signif(res.interval_mc_se[finite].max(), 2)}" \
         in str(res).splitlines()
+
+
+def test_task_table_mean_far_below_its_sd_prints_to_the_sds_decimals():
+    """Atari 100k PrivateEye, DrQ: "-0.000000802 ± 0.0019", three significant digits of a mean far below what its
+    SD resolves, written out by the column's fixed notation. A mean is printed to the decimals a mean of its SD's size
+    gets (fmt.digits_beside: one digit fewer per power of ten below the SD, at least one): "-0.0000008 ± 0.0019"."""
+    sd = 0.0019
+    base = np.array([-1.0, 1.0, -1.0, 1.0]) * sd * np.sqrt(3) / 2  # four runs of mean 0 and SD 0.0019 exactly
+    rows = []
+    for agent, offset, spread in (("A", -8.02e-07, 1.0), ("B", 0.5, 1.0), ("C", 0.0587, 0.32 / sd)):
+        rows += [{"agent": agent, "task": "t", "seed": i, "score": offset + spread * v} for i, v in enumerate(base)]
+        # a second task where every mean prints fixed, so the column reads in fixed notation (fmt.as_fixed)
+        rows += [{"agent": agent, "task": "u", "seed": i, "score": 0.5 + v} for i, v in enumerate(base)]
+    res = rlstats.task_table(pd.DataFrame(rows), "score ~ agent | task/seed")
+    assert np.isclose(res.std_dev[0, 0], sd) and np.isclose(res.estimates[0, 0], -8.02e-07)
+    row = next(line for line in str(res).splitlines() if line.startswith("t "))
+    assert row.split()[1:4] == ["-0.0000008", "±", "0.0019"], row
+    assert "0.059 ± 0.32" in row, row  # a mean a power of ten below its SD: one digit fewer than 3
+    assert "0.5 ± 0.0019" in row.replace("*", ""), row  # a mean above its SD: as before
+    from rlstats.format import digits_beside
+
+    assert [digits_beside(m, s, 3) for m, s in ((-8.02e-07, 0.0019), (0.0587, 0.32), (0.0668, 0.056), (5, 0))] == \
+        [1, 2, 3, 3]
