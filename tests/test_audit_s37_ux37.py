@@ -208,3 +208,41 @@ def test_task_table_mean_far_below_its_sd_prints_to_the_sds_decimals():
 
     assert [digits_beside(m, s, 3) for m, s in ((-8.02e-07, 0.0019), (0.0587, 0.32), (0.0668, 0.056), (5, 0))] == \
         [1, 2, 3, 3]
+
+
+def _mirrored_pair():
+    """A and B lead each other by as much on twin tasks (their mean ranks tie exactly), three other agents with
+    unequal runs per cell: the rank test's post hoc sums fractions k_i / q_i of mean ranks over the 26 tasks."""
+    rng = np.random.default_rng(2)
+    rows = []
+    for j in range(13):
+        x, y = rng.random(5), rng.random(5)
+        others = [(f"C{a}", rng.random(int(rng.integers(3, 12)))) for a in range(3)]
+        for t, (xa, xb) in enumerate(((x, y), (y, x))):
+            task = f"t{2 * j + t}"
+            rows += [{"agent": agent, "task": task, "seed": s, "score": v}
+                     for agent, values in (("A", xa), ("B", xb), *others) for s, v in enumerate(values)]
+    return pd.DataFrame(rows)
+
+
+def test_rank_post_hoc_of_a_tied_pair_is_exactly_zero(tmp_path):
+    """compare()'s default (the blocked rank test, Holm post hoc on this unbalanced design) wrote estimate 2.73e-16,
+    statistic 1.5e-15 and p = 0.9999999999999988 for a pair whose mean ranks tie exactly; the sum of its tasks'
+    differences is read by the tie rule (statistics.noise_free) in shared_task_contrasts, its one home: 0, z 0, p 1."""
+    df = _mirrored_pair()
+    res = rlstats.compare(df, "score ~ agent | task/seed", rng=1)
+    tidy = res.tidy()
+    pair = tidy[(tidy["agent_1"] == "A") & (tidy["agent_2"] == "B")].iloc[0]
+    assert (pair["estimate"], pair["statistic"], pair["p_value"], pair["p_adjusted"]) == (0.0, 0.0, 1.0, 1.0)
+    # the others are untouched: A - C0 as before the fix
+    other = tidy[(tidy["agent_1"] == "A") & (tidy["agent_2"] == "C0")].iloc[0]
+    assert other["estimate"] == pytest.approx(-0.4227572975042352, rel=1e-12)
+    assert other["p_value"] == pytest.approx(0.016439073282639508, rel=1e-9)
+    path = tmp_path / "tied.csv"
+    df.to_csv(path, index=False)
+    done = subprocess.run([sys.executable, "-m", "rlstats", "compare", str(path), "score ~ agent | task/seed",
+                           "--format", "csv", "--seed", "1"], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                              filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[1].startswith("A,B,26,0.0,0.0,1.0,1.0,False,"), done.stdout[:300]
