@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from .errors import DesignError, OptionError, rows_described
+from .errors import DesignError, OptionError, rows_described, shown
 from .format import count, signif, verb
 from .statistics import block_ranges, near_ties
 
@@ -104,7 +104,7 @@ def check_bounds(bounds: object) -> tuple[float | None, float | None] | None:
             out.append(None)
             continue
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-            raise OptionError(f"bounds {side} must be a finite number or None, got {value!r}")
+            raise OptionError(f"bounds {side} must be a finite number or None, got {shown(value)}")
         out.append(float(value))
     low, high = out
     if low is None and high is None:

@@ -69,7 +69,7 @@ def compare(data: Data, formula: FormulaLike, method: str | None = None, *, subs
     'Friedman rank sum test'
     """
     data, formula = data_and_formula(data, formula)  # R's order, compare("score ~ agent | task", df), too
-    parsed = formula_module.parse(formula)  # parsed here once; the back end's front door takes it as it is
+    parsed = formula_module.parse_against(formula, data)  # parsed here once; the back end's front door takes it as it is
     if method is None:
         method = DEFAULTS[parsed.blocks is not None]
         if method not in METHODS:

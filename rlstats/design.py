@@ -899,7 +899,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         raise DesignError(f"data has {len(data):,} rows, more than one analysis takes ({CODE_LIMIT:,}); "
                           "summarise the runs first (e.g. one row per run) or analyse subsets")
     if not isinstance(formula, formula_module.Formula):
-        formula = formula_module.parse(formula)
+        formula = formula_module.parse_against(formula, data)
     if step is not None and step in formula.columns:  # the steps would be read off scores, agents or runs
         role = ("response" if step in formula.response_columns else "groups" if step == formula.groups
                 else "blocks" if step == formula.blocks else "run")
@@ -1275,7 +1275,8 @@ def design_of(data: Any, formula: Any = None, *, subset: Subset | Condition = No
         raise OptionError("formula is required, e.g. 'score ~ agent | task'")
     # reference=2: the frame above the public function that called this one
     env = capture_environment(0 if eval_env is None else eval_env, reference=2)
-    data, parsed = subset_rows(data, subset), formula_module.parse(formula)
+    data = subset_rows(data, subset)
+    parsed = formula_module.parse_against(formula, data)
     if reads_nesting:
         levels = tuple(c for c in (parsed.outer, parsed.replicate) if c is not None)
         options["extra_columns"] = tuple(dict.fromkeys((*options.get("extra_columns", ()), *levels)))

@@ -240,6 +240,25 @@ def level_digits(values: object, digits: int = DIGITS) -> int:
     return wide if any(float(signif(v, digits)) != float(signif(v, wide)) for v in finite) else digits
 
 
+def digits_beside(value: SupportsFloat, spread: SupportsFloat, digits: int = DIGITS) -> int:
+    """Significant digits of ``value`` printed beside its ``spread`` (a mean ± its runs' SD): ``digits``, less one for
+    each power of ten ``value`` lies below ``spread``, at least 1, so that it is written to the decimal places a value
+    of its spread's size is at ``digits``, never finer than the spread resolves (new-user trial s37: a task table's
+    mean of -8.02e-07 beside an SD of 0.0019 read "-0.000000802 ± 0.0019"; the mirror of :func:`level_digits`, which
+    widens a mean far above its spread). ``digits`` where either is 0 or not finite.
+
+    >>> digits_beside(-8.02e-07, 0.0019, 3), digits_beside(0.0587, 0.32, 3), digits_beside(0.0668, 0.056, 3)
+    (1, 2, 3)
+    >>> digits_beside(1000047, 9.4, 8), digits_beside(0.001, 0.0, 3)
+    (8, 3)
+    """
+    value, spread = abs(float(value)), abs(float(spread))
+    if not (math.isfinite(value) and math.isfinite(spread)) or value == 0 or spread == 0:
+        return digits
+    below = math.floor(math.log10(spread)) - math.floor(math.log10(value))
+    return max(1, digits - max(0, below))
+
+
 def signif_levels(values: object, digits: int = DIGITS, among: pd.DataFrame | None = None) -> list[str]:
     """:func:`signif` of each of ``values``, levels given together (an estimate and its bounds; a 2-D array for a
     table's rows, each an interval), at :func:`level_digits`, in fixed notation where those digits are wider than
@@ -738,6 +757,17 @@ def names_shown(items: Iterable[object], among: Iterable[object] | None = None) 
     text = [str(item) for item in items]
     quoted = any("," in str(t) or str(t) != str(t).strip() or not str(t) for t in (text if among is None else among))
     return [repr(t) for t in text] if quoted else text
+
+
+def difference_label(first: object, second: object) -> str:
+    """The label of a difference of two agents, "first - second": the one home of contrast labels. A name holding the
+    separator " - " is parenthesised, as emmeans does, so the label reads one way (new-user trial s37: an agent
+    "CURL - v2" printed "CURL - v2 - DER").
+
+    >>> difference_label("SPR", "DER"), difference_label("CURL - v2", "DER")
+    ('SPR - DER', '(CURL - v2) - DER')
+    """
+    return " - ".join(f"({name})" if " - " in str(name) else str(name) for name in (first, second))
 
 
 def name_list(items: Iterable[object], after: Iterable[object] | None = None,

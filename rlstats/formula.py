@@ -251,6 +251,16 @@ def _fail(text, start, end, message, command_line=None):
                        command_line=None if command_line is None else _caret(text, start, end, command_line))
 
 
+def _keyword_fail(text, role, name, start, end, message):
+    """:func:`_fail` for a Python keyword written bare where a column name belongs, the error recording (role, name,
+    start, end) for :func:`parse_against`, which says first that no column has that name."""
+    try:
+        _fail(text, start, end, message)
+    except FormulaError as error:
+        error.keyword_name = (role, name, start, end)
+        raise
+
+
 def _bare(name):
     """Whether a formula writes the name as it is: a Python name that is no keyword (else back-quoted: a space, a
     hyphen, ``class``)."""
@@ -467,7 +477,7 @@ def _parse_expression(text, code, where):
     """ast-parse the response code; a SyntaxError becomes a FormulaError with a caret."""
     span, problem, tree = (where[0], where[len(code)]), None, None
     if keyword.iskeyword(code):
-        _fail(text, *span, f"'{code}' is a Python keyword; back-quote the column: `{code}`")
+        _keyword_fail(text, "response", code, *span, f"'{code}' is a Python keyword; back-quote the column: `{code}`")
     if re.fullmatch(r"\w+(\s+\w+)+", code):
         _fail(text, *span, f"column names that contain spaces must be back-quoted, e.g. `{text[slice(*span)]}`")
     try:
@@ -526,13 +536,16 @@ def _value_names(tree, code, where):
     return [(n.id, position(n.lineno, n.col_offset), position(n.end_lineno, n.end_col_offset)) for n in nodes]
 
 
-def _check_word(text, token):
-    """Reject a keyword or non-identifier where a column name belongs."""
+def _check_word(text, token, role):
+    """Reject a keyword or non-identifier where a column name belongs (``role``: the term's, for
+    :func:`parse_against`)."""
     if token.kind == "word":
         what = "a Python keyword" if keyword.iskeyword(token.value) else "not a Python identifier"
-        _fail(text, token.start, token.end,
-              f"'{token.value}' is {what}; back-quote column names like this: `{token.value}` "
-              f"(or write Q(\"{token.value}\"))")
+        message = (f"'{token.value}' is {what}; back-quote column names like this: `{token.value}` "
+                   f"(or write Q(\"{token.value}\"))")
+        if keyword.iskeyword(token.value):
+            _keyword_fail(text, role, token.value, token.start, token.end, message)
+        _fail(text, token.start, token.end, message)
 
 
 def _reject_expression(text, tokens, role, instead, column):
@@ -561,7 +574,7 @@ def _groups(text, tokens, tilde):
               command_line=what + "combine them into one column of the file first (e.g. 'arm', agent and variant "
                                   "joined by '/'), then write 'score ~ arm | task'")
     for token in tokens:
-        _check_word(text, token)
+        _check_word(text, token, "groups")
     if len(tokens) > 1:
         _reject_spaces(text, tokens[0], tokens[1])
     return tokens[0]
@@ -589,7 +602,7 @@ def _blocks(text, tokens, bar):
     for token in tokens:
         if token.kind == "op" and token.value not in "/:":
             _fail(text, token.start, token.end, _bad_block_operator(token.value, names))
-        _check_word(text, token)
+        _check_word(text, token, "blocks")
     for index, token in enumerate(tokens):  # names and operators must alternate
         if index % 2 == 0 and token.kind == "op":
             _fail(text, token.start, token.end, f"missing column name before '{token.value}' (e.g. '| task/seed')")
@@ -767,6 +780,31 @@ def _check_names(parts, columns, namespace, roles, restricted=False, index=()):
         if role == "response" and name not in quoted and _known_outside_data(name, namespace):
             continue
         _unknown(parts.formula.text, role, name, start, end, columns, restricted, index)
+
+
+def parse_against(formula: str | Formula, data: object) -> Formula:
+    """:func:`parse` of a formula given with its data (a frame, or anything with columns; else it is parsed alone): a
+    Python keyword written bare that names no column of the data is the unknown name it is, with its did-you-mean,
+    before the advice to back-quote it, which holds only for a column of that name (new-user trial s37: 'return ~
+    agent | task' on a frame with no 'return' column said to back-quote it, and then that it was unknown)."""
+    try:
+        return parse(formula)
+    except FormulaError as error:
+        found = getattr(error, "keyword_name", None)
+        columns = getattr(data, "columns", None)
+        columns = getattr(data, "column_names", None) if columns is None else columns  # a pyarrow Table
+        if found is None or columns is None or found[1] in set(columns):
+            raise
+        role, name, start, end = found
+        index = getattr(getattr(data, "index", None), "names", None) or ()
+        text = formula.text if isinstance(formula, Formula) else str(formula)
+        try:
+            # restricted: no name defined in Python code can be a keyword, so only a column can be meant
+            _unknown(text, role, name, start, end, list(columns), True,
+                     tuple(level for level in index if level is not None))
+        except FormulaError as unknown:
+            raise unknown from None
+        raise
 
 
 def check_columns(formula: Formula, columns: Iterable[Hashable],

@@ -200,7 +200,9 @@ def from_rliable(scores: Mapping[Any, Any], tasks: Sequence[Any] | None = None, 
     rliable holds scores as ``{agent: array of shape (runs, tasks)}`` (final scores) or
     ``(runs, tasks, points)`` (learning curves); this gives the frame every rlstats function reads,
     so ``rly.get_interval_estimates(scores, ...)`` becomes
-    ``rlstats.bootstrap(rlstats.from_rliable(scores, tasks=games), "score ~ agent | task/seed")``.
+    ``rlstats.bootstrap(rlstats.from_rliable(scores, tasks=games), "score ~ agent | task/seed", normalize=False)``
+    (``normalize=False``: rliable's scores are normalised already, so they are on one scale; without it, tasks whose
+    ranges lie ten times apart are cautioned as aggregated on their own scales).
 
     Parameters
     ----------

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .errors import DesignError, OptionError, close_names, index_level_hint, rows_described, warn
+from .errors import DesignError, OptionError, close_names, index_level_hint, rows_described, shown, warn
 from .options import check_bool, keywords_checked
 from .format import a_or_an, count, integer, join_and, listed, names_shown, plural, signif, singular, verb
 from .interop import frame_library, as_pandas
@@ -393,7 +393,7 @@ def _require_columns(frame, columns, what, hint=""):
 def _check_names(low, high, by, score):
     for option, value in (("low", low), ("high", high), ("by", by), ("score", score)):
         if not isinstance(value, str) and not (value is None and option in ("low", "high")):
-            raise OptionError(f"{option} must be a column name (a string), got {value!r}")
+            raise OptionError(f"{option} must be a column name (a string), got {shown(value)}")
     if low == high and low is not None:
         raise OptionError(f"low and high name the same column {low!r}; give two columns")
 
@@ -1018,6 +1018,11 @@ RAW_SCALES_ADVICE = ("normalise them first with normalize= (e.g. normalize='atar
                      "frame), or pass normalize=False if they are on one scale already")
 
 
+#: how the raw-scales note a result prints says to mend it: both ways, as the warning does (new-user trial s37: the
+#: note of human-normalised Atari scores named normalize= alone, and only the warning normalize=False)
+NOTE_ADVICE = "normalize= puts them on one scale, or pass normalize=False if they are on one scale already"
+
+
 #: the same for tasks on ranges apart, where no published reference may exist
 RANGES_APART_ADVICE = ("normalise them first with normalize= (a reference frame of each task's low and high scores), "
                        "or pass normalize=False if they are on one scale already")
@@ -1118,7 +1123,7 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
         said = (f"scores of {counted} {{}} aggregated on their own scales ({apart}{left_out}), so the "
                 f"{plural(word)} with wide ranges decide the result")
         warn(said.format("are") + f"; {RAW_SCALES_ADVICE}")
-        notes.append(said.format("were") + "; normalize= puts them on one scale")
+        notes.append(said.format("were") + f"; {NOTE_ADVICE}")
     if not notes:
         return _ranges_apart(design, tuple(location))
     return dataclasses.replace(design, notes=(*design.notes, *notes))
@@ -1165,7 +1170,7 @@ def _ranges_apart(design, location):
             f"depend{'' if len(read) > 1 or read[0][1] else 's'} on the {tasks}' ranges, not only on the runs' "
             "results")
     warn(said.format("are") + f"; {RANGES_APART_ADVICE}")
-    note = said.format("were") + "; normalize= puts them on one scale"
+    note = said.format("were") + f"; {NOTE_ADVICE}"
     return dataclasses.replace(design, notes=(*design.notes, note))
 
 

@@ -37,7 +37,7 @@ def check_choice(name: str, value: object, allowed: Collection[object], *,
         return value
     if isinstance(value, str) and value in (renamed or {}):
         new, why = (renamed or {})[value]
-        raise OptionError(f"{name}={value!r} is now called {new!r} ({why}); pass {name}={new!r}")
+        raise OptionError(f"{name}={shown(value)} is now called {new!r} ({why}); pass {name}={new!r}")
     choices = ", ".join(repr(a) for a in allowed)
     raise OptionError(f"{name}={shown(value)} is not one of the allowed values: {choices}"
                       + (other_value_said(name, value, allowed, VALUE_HABITS.get(name, {}))

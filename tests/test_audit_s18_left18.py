@@ -150,7 +150,8 @@ def test_curves_iqm_of_tasks_on_ranges_apart_is_noted():
     said = [n for n in res.notes if "ranges apart" in n]
     assert said == ["scores of tasks on ranges apart (every score of 'Acrobot' is below every score of 'CartPole') "
                     "were aggregated on their own scales, so the runs the IQM keeps depend on the tasks' ranges, not "
-                    "only on the runs' results; normalize= puts them on one scale"], res.notes
+                    "only on the runs' results; normalize= puts them on one scale, or pass normalize=False if they "
+                    "are on one scale already"], res.notes
     for statistic in ("mean", "median"):  # of 2 task means: their average, which shifts of the tasks move alike
         other = rlstats.curves(df, "score ~ agent | task/seed", step="step", statistic=statistic, n_resamples=200,
                                rng=0, progress=False)

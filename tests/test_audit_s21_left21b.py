@@ -142,7 +142,7 @@ def test_selection_check_cautions_scales_apart_between_reported_and_fresh_heldou
     assert res.notes == ("scores of 8 tasks were aggregated on their own scales (the range of the scores of 'h4', "
                          "largest minus smallest over both agents' runs, is 20 times the median of the other tasks' "
                          "ranges), so the tasks with wide ranges decide the result; normalize= puts them on one "
-                         "scale",)
+                         "scale, or pass normalize=False if they are on one scale already",)
 
 
 def test_selection_check_sets_on_one_scale_are_not_cautioned():

@@ -144,7 +144,8 @@ def test_tasks_of_alike_ranges_apart_are_still_cautioned_for_the_iqm():
         assert len(said) == 1 and "ranges apart" in said[0] and "every score of 'acro' is below every score of " \
             "'cart'" in said[0], said
         assert [n for n in res.notes if RAW in n] == [said[0].split("; normalise")[0].replace(" are ", " were ", 1)
-                                                      + "; normalize= puts them on one scale"]
+                                                      + "; normalize= puts them on one scale, or pass normalize=False if "
+                                                      "they are on one scale already"]
 
 
 def test_one_run_a_cell_on_one_scale_is_seldom_cautioned():

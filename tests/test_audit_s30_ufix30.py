@@ -162,7 +162,8 @@ def test_task_table_aggregate_row_cautions_by_the_bootstraps_rule():
     assert [n for n in res.notes if "scales" in n] == [
         f"the aggregate row: scores of 3 tasks were aggregated on their own scales (the range of the scores of 't2', "
         f"largest minus smallest over all agents and runs, is {float(f'{ratio:.3g}')} times the median of the other "
-        "tasks' ranges), so the tasks with wide ranges decide the result; normalize= puts them on one scale"]
+        "tasks' ranges), so the tasks with wide ranges decide the result; normalize= puts them on one scale, or pass "
+        "normalize=False if they are on one scale already"]
     alike = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0, heterogeneity=0)
     quiet, said = caught(lambda: rlstats.task_table(alike, "score ~ agent | task/seed", rng=0, aggregate="bootstrap",
                                                     n_resamples=100))

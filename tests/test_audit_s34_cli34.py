@@ -249,7 +249,7 @@ def test_pwr_spellings_have_one_home():
     from rlstats.options import HABITS
     from rlstats.planning import _api
 
-    assert {name for name, _ in _api._ANSWERED} == {"target_power", "seeds", "data"}
+    assert {name for name, _ in _api._ANSWERED} == {"target_power", "seeds", "data", "pilot"}
     assert HABITS["power"][1] == ("target_power",) and HABITS["n"][1] == ("seeds",)
     with pytest.raises(OptionError, match=re.escape("power=0.9: power() estimates the power at the seeds given; for "
                                                     "the fewest seeds that reach a power of 0.9, call sample_size(..., "

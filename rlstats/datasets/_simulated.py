@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import OptionError
+from ..errors import OptionError, shown
 from ..options import check_at_most, check_choice, check_fraction, check_int, is_finite_number, keywords_checked
 from ..resampling import seed_sequence
 from ..simulation import noise, task_locations
@@ -88,7 +88,7 @@ def _shifts(effect, n_agents):
 
 def _heterogeneity(value):
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise OptionError(f"heterogeneity must be a finite number >= 0, got {value!r}")
+        raise OptionError(f"heterogeneity must be a finite number >= 0, got {shown(value)}")
     if value < 0:
         raise OptionError(f"heterogeneity must be >= 0, got {value}")
     return float(value)

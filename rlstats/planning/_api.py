@@ -65,7 +65,7 @@ from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..engines import engine as _engine, map_ordered
 from ..errors import OptionError, called_as, entry, warn
 from ..options import (HABITS, check_at_most, check_choice, check_cost_options, check_fraction, check_int,
-                       own_spelling, unknown_option_error)
+                       echoed, own_spelling, unknown_option_error)
 from ..bounds import check_bounds
 from ..cost import Shape, Work, shows, within
 from ..progress import progress_bar
@@ -212,7 +212,7 @@ def _check_one_option(method, name, value, caller="power()"):
     spelling names its name here, the method's or ``caller``'s own (``seed=``: ``rng=``; audit s23 review23c)."""
     answered = _answered(name, caller)
     if answered is not None and name not in _accepted_options(method):  # pwr's unknown; a pilot given as data=
-        raise OptionError(answered.format(given=name, value=value, caller=caller))
+        raise OptionError(answered.format(given=name, value=echoed(value), caller=caller))
     if name in _RESERVED:
         raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
     if name in _PILOT_FIRST:  # audit s17: it reached the method with a Design ("normalise before building the Design")
@@ -225,7 +225,7 @@ def _check_one_option(method, name, value, caller="power()"):
         for where, options in ((f"{method} in {caller}", _accepted_options(method)), (caller, _own_options(caller))):
             if own_spelling(name, options) is not None:  # named as spelled here (options.unknown_option_error)
                 raise unknown_option_error(where, name, value, list(options))
-        raise OptionError(f"{name}={value!r} is not an option of {method}; its options are: "
+        raise OptionError(f"{name}={echoed(value)} is not an option of {method}; its options are: "
                           f"{', '.join(_accepted_options(method))}")
 
 
@@ -233,16 +233,20 @@ def _check_one_option(method, name, value, caller="power()"):
 #: sample_size() the seeds for a given power: given the other's unknown, the call that answers it (new-user trial s33).
 #: Keyed by the option of the other function that another package's name means (options.HABITS, the one home of
 #: those names: pwr's power= is target_power=, its n= seeds=; audit s34), or by the name itself (data=, compare()'s)
-_ANSWERED = {("target_power", "power()"): "{given}={value!r}: power() estimates the power at the seeds given; for the "
-                                          "fewest seeds that reach a power of {value!r}, call sample_size(..., "
-                                          "target_power={value!r})",
-             ("seeds", "sample_size()"): "{given}={value!r}: sample_size() searches the number of seeds itself "
-                                         "(between min_seeds= and max_seeds=); for the power at {value!r} seeds, call "
-                                         "power(..., seeds={value!r})",
+_ANSWERED = {("target_power", "power()"): "{given}={value}: power() estimates the power at the seeds given; for the "
+                                          "fewest seeds that reach a power of {value}, call sample_size(..., "
+                                          "target_power={value})",
+             ("seeds", "sample_size()"): "{given}={value}: sample_size() searches the number of seeds itself "
+                                         "(between min_seeds= and max_seeds=); for the power at {value} seeds, call "
+                                         "power(..., seeds={value})",
              # a pilot is taken, as design= (new-user trial s33: "cannot be given" read as no pilot at all)
              **{("data", caller): "data= is not taken by {caller}, which draws its own data sets: give a pilot of "
                                   "real runs as design= with its formula= (its runs are resampled), or the sizes to "
-                                  "simulate (agents=, tasks=)" for caller in ("power()", "sample_size()")}}
+                                  "simulate (agents=, tasks=)" for caller in ("power()", "sample_size()")},
+             # pilot= (the command line's --pilot) read as the method's option, with the frame printed (trial s37)
+             **{("pilot", caller): "pilot= is not an option of {caller}: give the pilot runs as design= with their "
+                                   "formula= (the command line's --pilot is design=)"
+                for caller in ("power()", "sample_size()")}}
 
 
 def _answered(name, caller):

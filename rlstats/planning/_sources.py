@@ -16,7 +16,7 @@ from ..resampling import agent_seed_sequence, cell_seed_sequence, child_stream
 from ..simulation import family_noise, task_locations
 from .. import format as fmt
 from ..design import Design, check_agent_named, design_of
-from ..errors import DesignError, OptionError, agent_named, as_given
+from ..errors import DesignError, OptionError, agent_named, as_given, shown
 from ..formula import Formula, parse
 from ..options import check_choice
 
@@ -289,7 +289,7 @@ def _name_list(option, value, design, what):
     """The pilot's agents (``what="agent"``) or tasks named by ``option``, checked against the pilot's."""
     available = design.agents if what == "agent" else design.tasks
     if isinstance(value, str) or not isinstance(value, Sequence):
-        raise OptionError(f"{option} must be a list of names for a pilot, got {value!r}; "
+        raise OptionError(f"{option} must be a list of names for a pilot, got {shown(value)}; "
                           f"the {what}s are: {', '.join(map(repr, available))}")
     names = []
     column = design.formula.groups if what == "agent" else design.formula.blocks

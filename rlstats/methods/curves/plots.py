@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError, agent_named
-from ...format import count, format_step
+from ...format import count, difference_label, format_step
 from ...plotting import ASKED_SIZE, axes_or_new, break_to_width, palette
 from ...plotting import legend_above as _legend_above
 from ...vocabulary import metric_label
@@ -206,7 +206,7 @@ def plot_difference(result, *, ax=None, pair=None, color="#0072B2", **kwargs):
         low = np.nanmin(table["conf_low"].to_numpy())
         ax.plot(table["step"][differs], np.full(differs.sum(), low), "|", color="black", markersize=6,
                 label=f"differs (max-T, alpha = {result.alpha:g})")
-    ax.set_ylabel(f"{result.label}: {a} - {b}" + (" (normalised)" if result.normalized else ""))
+    ax.set_ylabel(f"{result.label}: {difference_label(a, b)}" + (" (normalised)" if result.normalized else ""))
     _step_axis(ax, result, table["step"])
     withheld = result._withheld_words(result._pair_index(a, b)[0])
     # "comparison withheld at ...", "not compared at ..." (a curve missing there)

@@ -137,7 +137,7 @@ class EquivalenceResult(Result):
         return rows[(rows["scope"] == scope) & (rows["agent_1"] == a) & (rows["agent_2"] == b)]
 
     def _pair_lines(self, a, b):
-        lines = [f"{a} - {b}:"]
+        lines = [f"{fmt.difference_label(a, b)}:"]
         tasks = self._scope("task", a, b)
         tested = tasks[tasks["shown"].notna()]
         task = self._block_word  # the data's blocks by their column (audit s32 block32); "per task" heads the scope

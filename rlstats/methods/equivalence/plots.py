@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...format import difference_label
 from ...plotting import SMALL_FONT, panels, rows_height
 
 
@@ -79,7 +80,7 @@ def plot_intervals(result, *, ax=None, scopes=None, clip=CLIP, **kwargs):
     drawn = set(zip(rows["agent_1"], rows["agent_2"]))
     pairs = sorted(drawn, key=str)
     one = len(every) == 1
-    labels = [("" if one else f"{a} - {b}: ") + (str(t) if s == "task" else s)
+    labels = [("" if one else f"{difference_label(a, b)}: ") + (str(t) if s == "task" else s)
               for a, b, t, s in zip(rows["agent_1"], rows["agent_2"], rows["task"], rows["scope"])]
     ax.set_yticks(y)
     if n:  # 0.7 of a row beyond the first and last: matplotlib's 5% margins left ~6 empty rows of 120 (audit s23 user23)
@@ -104,13 +105,13 @@ def plot_intervals(result, *, ax=None, scopes=None, clip=CLIP, **kwargs):
     # right): the label stays inside the figure it is saved at (audit s8)
     beyond = (f"\n{cut} of {n} cut at the axis' edge (arrows; estimates past it written)" if cut else "")
     beyond += _tasks_not_drawn(table, rows, result.alternative)
-    missing = [f"{a} - {b}" for a, b in every if (a, b) not in drawn]
+    missing = [difference_label(a, b) for a, b in every if (a, b) not in drawn]
     if missing:  # said, not left out silently
         beyond += (f"\nnot drawn (no interval in {'these scopes' if scopes is not None else 'any test'}): "
                    f"{', '.join(missing)}")
     ax.set_xlabel(f"difference ({result.margin_scale})\n{result.confidence_level:.0%} intervals, {band} "
                   f"(filled: shown {what}){beyond}", fontsize=SMALL_FONT + 1, wrap=True)
-    ax.set_title(result.method + (f"\n{every[0][0]} - {every[0][1]}" if one else ""), fontsize=SMALL_FONT + 1,
+    ax.set_title(result.method + (f"\n{difference_label(*every[0])}" if one else ""), fontsize=SMALL_FONT + 1,
                  wrap=True)
     return ax
 

@@ -235,8 +235,8 @@ class MixedResult(Result):
         lines += ["", f"Pairwise differences of estimated marginal means ({_DDF_NAMES[self.ddf]}'s df):"]
         pairs = self.comparisons
         indirect = self._indirect()
-        shown = pd.DataFrame({"contrast": pairs["agent_1"] + " - " + pairs["agent_2"]
-                              + np.where(indirect, " (indirect)", ""),
+        shown = pd.DataFrame({"contrast": [fmt.difference_label(a, b) + (" (indirect)" if far else "")
+                                           for a, b, far in zip(pairs["agent_1"], pairs["agent_2"], indirect)],
                               "estimate": pairs["estimate"], "SE": pairs["std_error"], "df": pairs["df"],
                               "t.ratio": pairs["statistic"], "p.value": pairs["p_adjusted"]})
         lines += ["  " + line for line in fmt.table_text(shown, 5).splitlines()]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...format import difference_label
 from ...plotting import SMALL_FONT, fit_xlabel, panels, rows_height
 
 
@@ -35,7 +36,7 @@ def plot_contrasts(result, *, ax=None, **kwargs):
         ax.plot(estimate[significant], y[significant], "o", color=style["color"], markersize=7, fillstyle="none")
     ax.axvline(0.0, color="0.6", linewidth=0.8, linestyle="--")
     ax.set_yticks(y)
-    ax.set_yticklabels([f"{a} - {b}" + (" (indirect)" if far else "")
+    ax.set_yticklabels([difference_label(a, b) + (" (indirect)" if far else "")
                         for a, b, far in zip(pairs["agent_1"], pairs["agent_2"], indirect)], fontsize=SMALL_FONT + 1)
     how = result._intervals_drawn()
     units = f", {result.units}" if result.units else ""  # a figure pasted alone says its scale, as the notes do

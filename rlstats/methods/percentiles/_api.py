@@ -34,7 +34,7 @@ from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
-from ...errors import OptionError, agent_named, as_given, label_value, labels_keyed, warn
+from ...errors import OptionError, agent_named, as_given, label_value, labels_keyed, shown, warn
 from ...format import count, join_and, listed, name_list, names_shown, plural, signif, verb
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
@@ -66,7 +66,7 @@ TIES = ("le", "mid")
 
 def _check_real(name, value):
     if not is_finite_number(value):
-        raise OptionError(f"{name} must be a finite number, got {value!r}")
+        raise OptionError(f"{name} must be a finite number, got {shown(value)}")
     return float(value)
 
 

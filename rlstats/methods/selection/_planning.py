@@ -327,7 +327,7 @@ def simulate(n_candidates: int, n_reported: int, n_heldout: int | None = None, *
         raise OptionError("variance=\"unknown\" (t tests) needs n_reported >= 2")
     for name, value in (("mu", mu), ("mu_gap", mu_gap)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-            raise OptionError(f"{name} must be a finite number, got {value!r}")
+            raise OptionError(f"{name} must be a finite number, got {shown(value)}")
     if mu_gap < 0:
         raise OptionError(f"mu_gap must be >= 0, got {mu_gap}")
     setting = kernels.SimulationSetting(

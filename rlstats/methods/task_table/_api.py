@@ -361,8 +361,9 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         effect_note(f"the comparisons with the next-ranked agent are withheld in {_cells_phrase(design, beyond)}: "
                     "they need at least 2 runs of both agents; add runs")
     if "monte_carlo" in how:
-        notes.append(f"{_TEST_NAMES[test]} p-values from {n_resamples} random splits where the splits were too many "
-                     "to enumerate")
+        # the seed as every other result prints its own (new-user trial s37: it was in to_dict() alone)
+        notes.append(f"{_TEST_NAMES[test]} p-values from {n_resamples} random splits (seed "
+                     f"{fmt.short_seed(seed_record)}) where the splits were too many to enumerate")
     degenerate = others & (design.counts >= 2) & np.isnan(a12[..., 1])
     degenerate &= (design.counts >= 2)[np.arange(n), best][:, None]
     if degenerate.any():

@@ -254,7 +254,10 @@ class TaskTableResult(Result):
                 # the best's mean reads apart from every other agent's (bold 12.121 beside 12.074 both read "12.1":
                 # audit s22): a bold cell against the others, the others against the bold ones
                 rivals = self.estimates[t, present & (bold_cells[t] != bold_cells[t, a])]
-                means[t][a] = fmt.signif_apart(self.estimates[t, a], wide, rivals)
+                # to the decimals its SD resolves (new-user trial s37: "-0.000000802 ± 0.0019", now "-0.0000008")
+                means[t][a] = fmt.signif_apart(self.estimates[t, a],
+                                               fmt.digits_beside(self.estimates[t, a], self.std_dev[t, a], wide),
+                                               rivals)
                 means[t][a] = fmt.as_fixed(means[t][a], self.estimates[t, a]) if wide > digits else means[t][a]
                 if np.isfinite(self.std_dev[t, a]):
                     spreads[t][a] = fmt.signif(self.std_dev[t, a], 2)

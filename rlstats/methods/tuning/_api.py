@@ -306,7 +306,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         raise DesignError(f"data must be {TABLE} in long format (one row per run), got {type(data).__name__}")
     if formula is None:
         raise OptionError("formula is required, e.g. 'score ~ agent | task/seed'")
-    parsed = formula_module.parse(formula)  # the shared parse: '| task/tuning_run/seed' gives parsed.outer
+    parsed = formula_module.parse_against(formula, data)  # the shared parse: '| task/tuning_run/seed' gives parsed.outer
     config, nested_note = _nested_level(parsed, config)
     if parsed.replicate is None or parsed.blocks is None:
         _refuse_unnested(data, parsed, config, weights, holdout)
