@@ -533,7 +533,9 @@ def fit_at_draw(drawn: Any, before: Mapping[int, str | None]) -> None:
     after its layout placed the Axes and before they are drawn, until they lie inside the figure (:func:`_fit_placed`),
     and the layout run again on them as broken. Measured at the plot, with the caller's layout still to run, a label
     was fitted to a share of the figure, not to where the layout puts it (session 37, fig37: at 3.3 x 2.4 in the
-    curves' and profiles' y labels were cut at both ends, the mixed model's title past the right edge)."""
+    curves' and profiles' y labels were cut at both ends, the mixed model's title past the right edge). On a figure
+    without a layout engine nothing runs again: each text is fitted only as far as that leaves the drawing less past
+    the figure's edges (:func:`_fit_unlaid`)."""
     for figure in _figures(drawn):
         _fitted_at_draw(figure, [text for axes in figure.axes
                                  for text in (axes.title, axes.xaxis.label, axes.yaxis.label)
