@@ -440,23 +440,21 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
     _fit_placed(figure, texts, written, figure.canvas.get_renderer())
 
 
-def _fit_placed(figure: Any, texts: list[Any], written: Mapping[Any, tuple[str, float]], renderer: Any) -> bool:
+def _fit_placed(figure: Any, texts: list[Any], written: Mapping[Any, tuple[str, float]], renderer: Any,
+                margin: float = 0.03, breaking: bool = True) -> bool:
     """:func:`_fit_texts` on the figure as it is laid out now (``written``: each text's words and size as written);
-    whether it changed any text."""
+    whether it changed any text. ``margin``: the share of the figure's side a text is broken to keep off its edge
+    (0.03: the layout moves the Axes a little once the texts are broken; 0 where nothing moves them,
+    :func:`_fit_unlaid`); without ``breaking``, only set smaller."""
     before = [_state(text) for text in texts]
-    width, height = figure.get_size_inches() * figure.dpi
 
-    def outside(text, margin=0.03):
-        """The share of ``text`` past the figure less ``margin`` (a share of its side) along its direction: 0.03
-        where a text is broken (the layout moves the Axes a little once the texts are broken), 0 for the figure's
-        edge itself."""
-        box = text.get_window_extent(renderer)
-        vertical = abs(text.get_rotation() % 180 - 90) < 45
-        low, high, edge = (box.y0, box.y1, height) if vertical else (box.x0, box.x1, width)
-        return max(margin * edge - low, high - edge * (1.0 - margin), 0.0) / max(high - low, 1.0)
+    def outside(text, margin=margin):
+        """The share of ``text`` past the figure less ``margin`` (a share of its side) along its direction; 0 for
+        the figure's edge itself."""
+        return _past_along(figure, text, renderer, margin)
 
     for text in texts:
-        if outside(text) > 0:
+        if breaking and outside(text) > 0:
             _break_text(text, functools.partial(outside, text))
         # a word no break shortens (a task named "CrazyClimber" over a square panel of a grid's outer column, 0.02 in
         # past the edge, audit s24) is set smaller, as far as it must and to no less than 60% of its size: a centred
@@ -476,13 +474,68 @@ def _fit_placed(figure: Any, texts: list[Any], written: Mapping[Any, tuple[str, 
     return before != [_state(text) for text in texts]
 
 
+def _past_along(figure: Any, text: Any, renderer: Any, margin: float = 0.0) -> float:
+    """The share of ``text`` (drawn where it is) past ``figure`` less ``margin`` (a share of its side) along the
+    text's direction: up the side for a vertical text, across for the others."""
+    box = text.get_window_extent(renderer)
+    vertical = abs(text.get_rotation() % 180 - 90) < 45
+    low, high, edge = (box.y0, box.y1, figure.bbox.height) if vertical else (box.x0, box.x1, figure.bbox.width)
+    return max(margin * edge - low, high - edge * (1.0 - margin), 0.0) / max(high - low, 1.0)
+
+
+def _past_edges(figure: Any, box: Any) -> tuple[float, float, float, float]:
+    """Pixels ``box`` reaches past each edge of ``figure``: left, bottom, right, top."""
+    return (max(0.0, -box.x0), max(0.0, -box.y0), max(0.0, box.x1 - figure.bbox.width),
+            max(0.0, box.y1 - figure.bbox.height))
+
+
+def _fit_unlaid(figure: Any, texts: list[Any], written: Mapping[Any, tuple[str, float]], renderer: Any) -> None:
+    """:func:`_fit_placed` on a figure with no layout engine (the caller's ``plt.subplots()`` saved as it is), where
+    nothing moves the Axes to make room for a broken text: a y label broken onto two lines reaches further left, a
+    title or x label further up or down (fig37b: the SB3 curves' y label at 3.3 x 2.4 in took the drawing from 0.15
+    to 0.35 in past the left edge). Each text past the figure along its direction takes the first of its fittings
+    that lies inside the figure on all sides, broken at words (and set smaller where a word stays outside) before
+    only set smaller; where none does, the one of those, the text as written and as it is that leaves the figure's
+    drawing least past its edges (the text's reach on each side against the rest's), so never further than it was."""
+    for text in texts:
+        if _past_along(figure, text, renderer) <= 0:
+            continue
+        now = _state(text)
+        visible = text.get_visible()
+        text.set_visible(False)
+        try:  # the rest of the drawing's reach, which also places the axis labels and titles for their measure
+            rest = _past_edges(figure, figure.get_tightbbox(renderer))
+        finally:
+            text.set_visible(visible)
+        options = []
+        for how in ("broken", "smaller", "written", "now"):
+            words, size = now if how == "now" else written[text]
+            text.set_text(words)
+            text.set_fontsize(size)
+            if how in ("broken", "smaller"):
+                _fit_placed(figure, [text], written, renderer, margin=0.0, breaking=how == "broken")
+            own = _past_edges(figure, text.get_window_extent(renderer))
+            options.append((sum(own) > 0, sum(max(a, b) for a, b in zip(rest, own)), _state(text)))
+        inside = [state for out, _, state in options if not out]
+        # ties to the text as it is (listed last, taken first): a fitting that gains nothing changes nothing
+        chosen = inside[0] if inside else min(reversed(options), key=lambda option: option[1])[2]
+        text.set_text(chosen[0])
+        text.set_fontsize(chosen[1])
+        _WRITTEN.pop(text, None)
+        # recorded even as written, so the next draw knows it for the plot's (its words may be those before the
+        # plot broke it, fit_xlabel)
+        _WRITTEN[text] = _Written(*written[text], left=chosen)
+
+
 def fit_at_draw(drawn: Any, before: Mapping[int, str | None]) -> None:
     """The titles, axis labels of the caller's ``ax=`` that the plot wrote (those not among ``before``,
     :func:`texts_of`'s record of the figure before it) broken at words, or set smaller, at each draw of the figure,
     after its layout placed the Axes and before they are drawn, until they lie inside the figure (:func:`_fit_placed`),
     and the layout run again on them as broken. Measured at the plot, with the caller's layout still to run, a label
     was fitted to a share of the figure, not to where the layout puts it (session 37, fig37: at 3.3 x 2.4 in the
-    curves' and profiles' y labels were cut at both ends, the mixed model's title past the right edge)."""
+    curves' and profiles' y labels were cut at both ends, the mixed model's title past the right edge). On a figure
+    without a layout engine nothing runs again: each text is fitted only as far as that leaves the drawing less past
+    the figure's edges (:func:`_fit_unlaid`)."""
     for figure in _figures(drawn):
         _fitted_at_draw(figure, [text for axes in figure.axes
                                  for text in (axes.title, axes.xaxis.label, axes.yaxis.label)
@@ -511,8 +564,11 @@ def _fit_drawn(figure: Any, texts: Mapping[Any, str], renderer: Any) -> None:
     # as written: as fitting recorded it where the text is as fitting left it, else as it is (written anew since)
     written = {text: (_WRITTEN[text].words, _WRITTEN[text].size)
                if text in _WRITTEN and _state(text) == _WRITTEN[text].left else _state(text) for text in ours}
+    if engine is None:  # nothing moves the Axes: each text fitted only where that leaves the figure less cut
+        _fit_unlaid(figure, ours, written, renderer)
+        return
     for _ in range(3):
-        if not _fit_placed(figure, ours, written, renderer) or engine is None:
+        if not _fit_placed(figure, ours, written, renderer):
             return
         with warnings.catch_warnings():  # a layout that collapses says so at the caller's draw, as it would have
             warnings.simplefilter("ignore")

@@ -188,3 +188,57 @@ def test_a_plotted_figure_pickles_with_its_fitting():
     again = pickle.loads(pickle.dumps(fig))
     _inside(again)
     assert again.axes[0].get_title().replace("\n", " ") == ax.get_title().replace("\n", " ")
+
+
+def _unfitted(figure):
+    """``figure`` without the artist that fits its texts at each draw: as the plot left it."""
+    for artist in list(figure.artists):
+        if hasattr(artist, "fitted_texts"):
+            artist.remove()
+    return figure
+
+
+def test_fitting_never_cuts_a_figure_without_a_layout_more(atari):
+    """The commonest call, ``plt.subplots(figsize=(3.3, 2.4))`` with no layout engine: nothing moves the Axes, so the
+    curves' y label broken onto two lines reached 0.35 in past the left edge against 0.15 unfitted, the probability
+    of improvement's x label 0.37 in past the bottom against 0.17 (fig37b). Fitted, the drawing reaches no further past
+    the edges than unfitted, the same at a second draw; where the caller left room, the label is broken inside it."""
+    runs = atari[atari["agent"].isin(SIX)]
+    results = {
+        "profile": rlstats.performance_profile(runs, "score ~ agent | task", normalize="atari100k_reference",
+                                               tau=np.linspace(0, 2, 41), n_resamples=100, rng=0),
+        "improvement": rlstats.probability_of_improvement(runs, "score ~ agent | task",
+                                                          pairs=[("SPR", other) for other in SIX if other != "SPR"]),
+        "mixed": rlstats.mixed(rlstats.normalize(runs, "atari100k_reference"), "score ~ agent | task/seed",
+                               ddf="satterthwaite"),
+    }
+    logs = SHARED_DATA / "logs" / "sb3_classic"
+    if logs.is_dir():
+        curves = rlstats.read_logs(logs, "{agent}/{task}/seed_{seed}", format="sb3_eval",
+                                   tags={"eval/mean_reward": "score"}, progress=False)
+        results["curves"] = rlstats.curves(curves, "score ~ agent | task/seed", step="step", na_action="drop",
+                                           n_resamples=200, rng=0)
+    totals = {}
+    for name, res in results.items():
+        drawn = []
+        for fit in (False, True):
+            fig, ax = plt.subplots(figsize=(3.3, 2.4))
+            assert fig.get_layout_engine() is None
+            res.plot(ax=ax)
+            drawn.append(sum(drawn_outside(fig if fit else _unfitted(fig))))
+            if fit:
+                texts = [(t.get_text(), t.get_fontsize()) for t in (ax.title, ax.xaxis.label, ax.yaxis.label)]
+                assert sum(drawn_outside(fig)) == pytest.approx(drawn[-1], abs=1e-6)  # drawn again, the same
+                assert [(t.get_text(), t.get_fontsize()) for t in (ax.title, ax.xaxis.label, ax.yaxis.label)] == texts
+            plt.close(fig)
+        totals[name] = drawn
+        assert drawn[1] <= drawn[0] + 0.005, f"{name}: {drawn[1]:.2f} in past the edges fitted, {drawn[0]:.2f} unfitted"
+    # the profile's y label, longer than the figure is high, set smaller: 0.81 in past the edges unfitted, 0.24 fitted
+    assert totals["profile"][1] <= totals["profile"][0] - 0.4
+    # the caller's room on the left: the label broken onto two lines inside it, at its size
+    fig, ax = plt.subplots(figsize=(3.3, 2.4))
+    fig.subplots_adjust(left=0.3, bottom=0.2)
+    results["profile"].plot(ax=ax)
+    _inside(fig)  # unfitted: 0.45 in past the top, 0.26 past the bottom
+    assert ax.get_ylabel() == "fraction of runs with\nnormalised score > tau" and ax.yaxis.label.get_fontsize() == 10
+    plt.close(fig)
