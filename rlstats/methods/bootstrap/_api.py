@@ -33,7 +33,7 @@ from ...bounds import (KINDS, bound_ties, check_bounds, clip, clipped_note, know
 from ...cost import admit, shows
 from ...design import NA_ACTIONS, agents_said, design_of, public_function
 from ...engines import Engine, engine as _engine
-from ...errors import DesignError, OptionError, agent_named, warn
+from ...errors import DesignError, OptionError, agent_named, shown, warn
 from ...normalization import raw_gap_note, warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
@@ -162,16 +162,24 @@ def _check_real(name, value):
 MAX_THRESHOLDS = 10_000
 
 
+def _too_many_thresholds(size, low=0.0, high=1.0):
+    return OptionError(f"tau= has {size:,} thresholds, more than the {MAX_THRESHOLDS:,} a profile may have; "
+                       f"pass a coarser grid, e.g. tau=np.linspace({low:g}, {high:g}, 201)")
+
+
 def _check_tau(tau):
+    if not isinstance(tau, np.ndarray) and hasattr(tau, "__len__") and len(tau) > MAX_THRESHOLDS:
+        # counted before converting (audit s37 bounds37: tau=range(10**8) was listed whole, a MemoryError)
+        ends = (tau[0], tau[-1]) if isinstance(tau, range) else ()
+        raise _too_many_thresholds(len(tau), *ends)
     try:
         tau = np.asarray(tau, dtype=np.float64)
     except (TypeError, ValueError):
-        raise OptionError(f"tau must be a sequence of numbers, got {tau!r}") from None
+        raise OptionError(f"tau must be a sequence of numbers, got {shown(tau)}") from None
     if tau.ndim != 1 or tau.size == 0 or not np.isfinite(tau).all():
         raise OptionError(f"tau must be a non-empty 1-D array of finite thresholds, got shape {tau.shape}")
     if tau.size > MAX_THRESHOLDS:  # every resample keeps a profile over the grid
-        raise OptionError(f"tau= has {tau.size:,} thresholds, more than the {MAX_THRESHOLDS:,} a profile may have; "
-                          f"pass a coarser grid, e.g. tau=np.linspace({tau.min():g}, {tau.max():g}, 201)")
+        raise _too_many_thresholds(tau.size, tau.min(), tau.max())
     return tau
 
 
