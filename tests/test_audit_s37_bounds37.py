@@ -48,3 +48,55 @@ def test_build_of_many_agents_is_not_quadratic():
     assert dict(design.left_out_agents) == {
         "agent_4": "it has no rows in the data analysed",
         "agent_3": "its runs are all on tasks kept out, where no other agent has runs"}
+
+
+class Started(Exception):
+    """Raised where the call would list every pair: a refusal must come before it."""
+
+
+def _never(*args, **kwargs):
+    raise Started("the call listed every pair instead of refusing")
+
+
+MANY = rlstats.build(rlstats.datasets.simulate(agents=10_000, tasks=1, seeds=2, rng=0), "score ~ agent | task")
+
+
+def test_task_table_counts_each_tasks_agent_pairs(monkeypatch):
+    """10,000 agents of 2 runs (a 20,000-row frame) were estimated at 0.6 s, ran 95 s and ended in MemoryError."""
+    monkeypatch.setattr("rlstats.methods.task_table._api.seed_sequence", _never)
+    start = time.process_time()
+    try:
+        rlstats.task_table(MANY, progress=False, max_seconds=float("inf"))
+    except rlstats.OptionError as error:
+        message = str(error)
+    assert time.process_time() - start < 2
+    assert message.startswith("task_table() would keep about 23.3 GiB of pairs' entries (1 task x 10,000 x 10,000 "
+                              "agents' pairs) in memory, more than the 4 GiB rlstats allocates; pass fewer agents")
+
+
+def test_probability_of_improvement_counts_its_pairs_before_listing_them(monkeypatch):
+    """10,000 agents: 50 million pairs listed (36 s), then estimated at 2 s and MemoryError after 118 s."""
+    monkeypatch.setattr("rlstats.methods.bootstrap._api.check_pairs", _never)
+    start = time.process_time()
+    try:
+        rlstats.probability_of_improvement(MANY, progress=False, max_seconds=float("inf"))
+    except rlstats.OptionError as error:
+        message = str(error)
+    assert time.process_time() - start < 2
+    assert message.startswith("probability_of_improvement() would keep about 55.9 GiB of pairs' results (49,995,000 "
+                              "pairs (interval='score')) in memory"), message
+    assert message.endswith("pass fewer pairs (pairs=, or fewer agents): every pair is compared on its own")
+
+
+def test_equivalence_counts_its_pairs_tests_before_listing_them(monkeypatch):
+    """10,000 agents: every pair listed for the aggregate's passes before the estimate, MemoryError after 58 s
+    (3,000 agents: refused after 30 s)."""
+    monkeypatch.setattr("rlstats.methods.equivalence._api._passes", _never)
+    start = time.process_time()
+    try:
+        rlstats.equivalence(MANY, margin=1.0, progress=False)
+    except rlstats.OptionError as error:
+        message = str(error)
+    assert time.process_time() - start < 2
+    assert message.startswith("equivalence() would take about 37.9 hours"), message
+    assert "49,995,000 pairs' tests" in message and "pass max_seconds=" in message

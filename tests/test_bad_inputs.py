@@ -871,14 +871,18 @@ def test_mixed_f_basis_through_compare(value):
      ("bayes() would keep about 46.9 GiB of posterior draws (10,000,000 draws x 45 pairs)",
       "pass a smaller n_samples", "or compare fewer pairs (control=)")),
     (rlstats.task_table, (10, 3, 3), {"aggregate": "bootstrap", "n_resamples": 10**7},
-     ("task_table() would keep about 5.96 GiB of resamples (10,000,000 resamples x 10 agents, the aggregate row)",
-      "or leave the aggregate row out (aggregate=None)")),
+     ("task_table() would keep about 5.96 GiB of resamples and pairs' entries (10,000,000 resamples x 10 agents, the "
+      "aggregate row + 3 tasks x 10 x 10 agents' pairs)", "or leave the aggregate row out (aggregate=None)")),
+    # audit s37 bounds37: each task's agent x agent entries (10,000 agents: 95 s, then MemoryError)
+    (rlstats.task_table, (5000, 1, 2), {},
+     ("task_table() would keep about 5.82 GiB of pairs' entries (1 task x 5,000 x 5,000 agents' pairs)",
+      "pass fewer agents (subset=, or a frame of the agents to compare)")),
     (rlstats.mixed, (800, 2, 1), {"adjust": "holm"},
      ("mixed() would keep about 5.71 GiB of pairwise contrasts (319,600 pairs x 800 agents)", "pass fewer agents")),
     (rlstats.percentiles, (20, 1, 2), {"interval": "bootstrap", "n_resamples": 10**7},
      ("percentiles() would keep about 4.84 GiB of resamples (10,000,000 resamples x 20 agents)",
       "or interval='pbp' (the default, which does not resample)")),
-], ids=["bayes", "task_table", "mixed", "percentiles"])
+], ids=["bayes", "task_table", "task_table pairs", "mixed", "percentiles"])
 def test_kept_memory_past_the_bound(call, data, options, phrases):
     agents, tasks, seeds = data
     frame = rlstats.datasets.simulate(agents=agents, tasks=tasks, seeds=seeds, rng=0)
