@@ -100,3 +100,18 @@ def test_equivalence_counts_its_pairs_tests_before_listing_them(monkeypatch):
     assert time.process_time() - start < 2
     assert message.startswith("equivalence() would take about 37.9 hours"), message
     assert "49,995,000 pairs' tests" in message and "pass max_seconds=" in message
+
+
+def test_a_long_command_line_list_is_read_in_one_pass():
+    """-o tau=[0, 1, ..., 19999] ran minutes: ast.get_source_segment split the whole value again for every number."""
+    from rlstats.cli._shared import parse_option
+
+    text = "tau=" + str(list(range(50_000)))
+    start = time.process_time()
+    name, value = parse_option(text)
+    assert time.process_time() - start < 5
+    assert name == "tau" and value == list(range(50_000))
+    # each number keeps its text as typed, on any line and after text that is not ASCII
+    name, value = parse_option('x=[1e3, ("é", -3e-4), 0x10,\n 2.50]')
+    assert [value[0].typed, value[1][1].typed, value[2].typed, value[3].typed] == ["1e3", "-3e-4", "0x10", "2.50"]
+    assert value[1][0] == "é"

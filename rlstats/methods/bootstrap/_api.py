@@ -170,7 +170,10 @@ def _too_many_thresholds(size, low=0.0, high=1.0):
 def _check_tau(tau):
     if not isinstance(tau, np.ndarray) and hasattr(tau, "__len__") and len(tau) > MAX_THRESHOLDS:
         # counted before converting (audit s37 bounds37: tau=range(10**8) was listed whole, a MemoryError)
-        ends = (tau[0], tau[-1]) if isinstance(tau, range) else ()
+        try:  # a range's ends without listing it; a list's, already in memory
+            ends = sorted((tau[0], tau[-1])) if isinstance(tau, range) else (min(tau), max(tau))
+        except (TypeError, ValueError):
+            ends = [0.0, 1.0]
         raise _too_many_thresholds(len(tau), *ends)
     try:
         tau = np.asarray(tau, dtype=np.float64)
