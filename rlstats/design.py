@@ -1064,10 +1064,11 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
                           f"{design.n_agents} ({name_list(design.agents)}) with usable runs")
     n_inherited, (inherited, note_rows, note_keys) = len(inherited), _restated(inherited, given, design.row_position)
     notes[:n_inherited] = [note.text for note in inherited]
+    analysed, kept = set(agent_labels), set(design.agents)  # once: a set per label was quadratic (audit s37)
     left_out = tuple((a, "it has no rows in the data analysed") for a in labels["agent"]
-                     if a not in set(agent_labels)) + tuple(
+                     if a not in analysed) + tuple(
         (a, "its runs are all on tasks kept out, where no other agent has runs") for a in agent_labels
-        if a not in set(design.agents))
+        if a not in kept)
     # normalize=False says the scores are on one scale already, not that they were normalised; a sentence the
     # frame carries and build says again (summarize_runs' frame keeps the caller's unused levels) is said once
     design = dataclasses.replace(design, notes=tuple(dict.fromkeys(notes)), bounds=known, left_out_agents=left_out,

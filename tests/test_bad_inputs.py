@@ -667,6 +667,10 @@ OWN_OPTIONS = [
     ("tuning", "budgets", [0, 1], OptionError, "budgets= must be a list of positive integers"),
     ("tuning", "budgets", [1.5], OptionError, "budgets= must be a list of positive integers"),
     ("tuning", "budgets", [5], OptionError, "budgets= goes up to 5 configurations, but a sweep has only 2 (agent_"),
+    # audit s37 bounds37: counted before converting (a MemoryError), and True is no budget
+    ("tuning", "budgets", range(1, 10**9), OptionError, ("budgets= lists 999,999,999 budgets, more than the 10,000",
+                                                          "budgets=[1, 2, 5, 10, 20, 50, 100]")),
+    ("tuning", "budgets", [True, 2], OptionError, "got [True, 2]; True and False are not budgets"),
     ("tuning", "percentiles", (95, 5), OptionError, "percentiles=(95.0, 5.0) must satisfy 0 <= low < high <= 100"),
     ("tuning", "percentiles", "x", OptionError, "percentiles= must be two numbers"),
     ("tuning", "fraction", 2, OptionError, "fraction must be"),
@@ -867,14 +871,18 @@ def test_mixed_f_basis_through_compare(value):
      ("bayes() would keep about 46.9 GiB of posterior draws (10,000,000 draws x 45 pairs)",
       "pass a smaller n_samples", "or compare fewer pairs (control=)")),
     (rlstats.task_table, (10, 3, 3), {"aggregate": "bootstrap", "n_resamples": 10**7},
-     ("task_table() would keep about 5.96 GiB of resamples (10,000,000 resamples x 10 agents, the aggregate row)",
-      "or leave the aggregate row out (aggregate=None)")),
+     ("task_table() would keep about 5.96 GiB of resamples and pairs' entries (10,000,000 resamples x 10 agents, the "
+      "aggregate row + 3 tasks x 10 x 10 agents' pairs)", "or leave the aggregate row out (aggregate=None)")),
+    # audit s37 bounds37: each task's agent x agent entries (10,000 agents: 95 s, then MemoryError)
+    (rlstats.task_table, (5000, 1, 2), {},
+     ("task_table() would keep about 5.82 GiB of pairs' entries (1 task x 5,000 x 5,000 agents' pairs)",
+      "pass fewer agents (subset=, or a frame of the agents to compare)")),
     (rlstats.mixed, (800, 2, 1), {"adjust": "holm"},
      ("mixed() would keep about 5.71 GiB of pairwise contrasts (319,600 pairs x 800 agents)", "pass fewer agents")),
     (rlstats.percentiles, (20, 1, 2), {"interval": "bootstrap", "n_resamples": 10**7},
      ("percentiles() would keep about 4.84 GiB of resamples (10,000,000 resamples x 20 agents)",
       "or interval='pbp' (the default, which does not resample)")),
-], ids=["bayes", "task_table", "mixed", "percentiles"])
+], ids=["bayes", "task_table", "task_table pairs", "mixed", "percentiles"])
 def test_kept_memory_past_the_bound(call, data, options, phrases):
     agents, tasks, seeds = data
     frame = rlstats.datasets.simulate(agents=agents, tasks=tasks, seeds=seeds, rng=0)
@@ -1636,6 +1644,13 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
     ("10**9 tasks", "skillings_mack", {"tasks": 10**9}, OptionError, "tasks=1000000000 is more than"),
     ("one agent", "skillings_mack", {"agents": 1}, OptionError, "agents=1: a comparison needs at least two agents"),
     ("10**9 agents", "skillings_mack", {"agents": 10**9}, OptionError, "agents=1000000000 is more than"),
+    # audit s37 bounds37: lists of names counted before the simulation lists them (a MemoryError)
+    ("10**9 task names", "skillings_mack", {"tasks": range(10**9)}, OptionError,
+     "tasks= lists 1,000,000,000 names, more than 10,000 tasks, the most rlstats takes; simulate fewer tasks"),
+    ("10**9 agent names", "skillings_mack", {"agents": range(10**9)}, OptionError,
+     "agents= lists 1,000,000,000 names, more than 1,000 agents"),
+    ("10**9 shifts", "skillings_mack", {"effect": range(10**9)}, OptionError,
+     "effect gives 1,000,000,000 shifts for 2 agents"),
     ("runs beyond the bound", "skillings_mack", {"seeds": [10**4], "tasks": 10**4}, OptionError,
      "runs per simulated data set, more than"),
     ("effect NaN", "skillings_mack", {"effect": float("nan")}, OptionError, "effect must be finite, got nan"),
@@ -1990,8 +2005,14 @@ SIMULATE_CASES = [  # (function, options, phrase); every one is an OptionError
     ("simulate", {"rng": "abc"}, "rng must be None, an int or a numpy.random.Generator"),
     ("simulate", {"agents": 10**9}, "agents=1000000000 is more than 10,000,000 agents, the most rlstats takes"),
     ("simulate", {"seeds": 10**9}, "simulate() would draw 4 agents x 10 tasks x 1,000,000,000 seeds"),
+    # audit s37 bounds37: names counted before they are listed or made, and the size checked before naming
+    ("simulate", {"agents": range(10**9)}, "agents= lists 1,000,000,000 names, more than the 10,000,000 agents"),
+    ("simulate", {"agents": 10**7, "tasks": 10**7}, "simulate() would draw 10,000,000 agents x 10,000,000 tasks"),
+    ("simulate", {"effect": range(10**9)}, "effect gives 1,000,000,000 shifts for 4 agents"),
+    ("simulate", {"agents": [True, False]}, "agents names must be non-empty strings, got True"),
     ("simulate_curves", {"steps": 0}, "steps must be at least 1, got 0"),
     ("simulate_curves", {"steps": 10**9}, "simulate_curves() would draw 2 agents x 5 tasks x 5 seeds x"),
+    ("simulate_curves", {"tasks": range(10**9)}, "tasks= lists 1,000,000,000 names, more than the 10,000,000 tasks"),
     ("simulate_curves", {"max_step": 0}, "max_step must be a positive number, got 0"),
     ("simulate_curves", {"max_step": 10}, "max_step=10 is smaller than steps - 1 = 19, so whole-numbered steps"),
     ("simulate_curves", {"max_step": 1e300}, "max_step=1e+300 is more than 2**53, the largest step rlstats simulates"),
@@ -4515,6 +4536,9 @@ def test_performance_profile_of_a_huge_threshold_grid():
     fails(OptionError, ("tau= has 100,001 thresholds, more than the 10,000 a profile may have",
                         "tau=np.linspace(0, 30, 201)"), rlstats.performance_profile, TINY, "score ~ agent | task",
           tau=np.linspace(0.0, 30.0, 100_001), n_resamples=10, rng=0)
+    # audit s37 bounds37: a range or list is counted before it is converted (range(10**9) was a MemoryError)
+    fails(OptionError, ("tau= has 1,000,000,000 thresholds, more than the 10,000", "tau=np.linspace(0, 1e+09, 201)"),
+          rlstats.performance_profile, TINY, "score ~ agent | task", tau=range(10**9), n_resamples=10, rng=0)
 
 
 # [s8 audit inputs] step= naming a column the formula uses: summarize_runs once took each run's largest score as

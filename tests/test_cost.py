@@ -93,9 +93,17 @@ def test_other_formulas_count_what_their_kernels_do():
     assert count["skillings_mack"](shape, _options("skillings_mack")).units == pytest.approx(200 + tukey / 1e-6)
     # probability of improvement: every pair's two agents' runs in each resample; the score interval (default)
     # draws none; each first passes over the pairs' runs, worth 36 resamples (session 11: it was 1, 18x under)
+    # (audit s37 bounds37) + each pair's own work, 4e-5 s + 3.5e-5 s a task, in 5e-9 s values
+    own = 6 * (4e-5 + 3.5e-5 * 10) / 5e-9
     assert count["probability_of_improvement"](shape, _options("probability_of_improvement", interval="percentile",
-                                                               n_resamples=2000)).units == 2036 * 6 * 100
-    assert count["probability_of_improvement"](shape, _options("probability_of_improvement")).units == 36 * 6 * 100
+                                                               n_resamples=2000)).units == pytest.approx(
+        2036 * 6 * 100 + own)
+    assert count["probability_of_improvement"](shape, _options("probability_of_improvement")).units == pytest.approx(
+        36 * 6 * 100 + own)
+    assert count["probability_of_improvement"](shape, _options("probability_of_improvement")).memory == 6 * 1200
+    # task table (audit s37 bounds37): the rows' pass and each task's agent x agent entries, 4e-6 s and 250 bytes each
+    work = count["task_table"](shape, _options("task_table"))
+    assert work.units == pytest.approx(200 * 1400 + 10 * 4 * 4 * 4e-6 / 2.2e-8) and work.memory == 250 * 10 * 4 * 4
     # Bayesian signed-rank: draws x pairs x tasks; hierarchical: iterations x (chains x pairs x tasks + a sweep's)
     assert count["bayes"](shape, _options("bayes")).units == 50_000 * 6 * 10
     assert count["bayes"](shape, _options("bayes", control="agent_1")).units == 50_000 * 3 * 10

@@ -6,6 +6,7 @@ power studies; this module checks the options and lays the draws out as a long f
 
 from __future__ import annotations
 
+import collections
 import math
 import numbers
 from collections.abc import Sequence
@@ -37,30 +38,44 @@ def _check_size(function, sizes):
                           "allowed (one row each); ask for fewer")
 
 
+def _count(value, what):
+    """How many ``agents``/``tasks`` a count or a sequence of names gives, read before any name is made or listed
+    (audit s37 bounds37: ``agents=range(10**8)`` was listed whole, a MemoryError, and ``agents=10**7, tasks=10**7``
+    named 2 x 10**7 levels before the size was checked)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return check_at_most(what, check_int(what, value, minimum=1), MAX_VALUES, what,
+                             "each takes a row at the least; simulate fewer")
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise OptionError(
+            f"{what} must be a count or a sequence of names, got {shown(value)}; "
+            f"write e.g. {what}=3 or {what}=['a', 'b', 'c']"
+        )
+    if len(value) > MAX_VALUES:
+        raise OptionError(f"{what}= lists {len(value):,} names, more than the {MAX_VALUES:,} {what} rlstats takes "
+                          "(each takes a row at the least); simulate fewer")
+    return len(value)
+
+
 def _names(value, what, prefix, pad):
-    """Names for ``agents``/``tasks``: generated from a count, or checked if given.
+    """Names for ``agents``/``tasks``: generated from a count, or checked if given (counted first, :func:`_count`).
 
     Generated numbers are zero-padded to at least two digits when ``pad``.
     """
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        n = check_at_most(what, check_int(what, value, minimum=1), MAX_VALUES, what,
-                          "each takes a row at the least; simulate fewer")
+    n = _count(value, what)
+    if isinstance(value, numbers.Integral):
         width = max(2, len(str(n))) if pad else 1
         return tuple(f"{prefix}{i:0{width}d}" for i in range(1, n + 1))
-    if isinstance(value, str) or not isinstance(value, Sequence):
-        raise OptionError(
-            f"{what} must be a count or a sequence of names, got {value!r}; "
-            f"write e.g. {what}=3 or {what}=['a', 'b', 'c']"
-        )
     names = tuple(value)
     if not names:
         raise OptionError(f"{what} must name at least one {what[:-1]}, got an empty sequence")
     bad = [n for n in names if not isinstance(n, str) or not n]
     if bad:
-        raise OptionError(f"{what} names must be non-empty strings, got {bad[0]!r}")
-    dupes = sorted({n for n in names if names.count(n) > 1})
+        raise OptionError(f"{what} names must be non-empty strings, got {shown(bad[0])}")
+    repeats = collections.Counter(names)  # one pass: names.count() per name was quadratic in the names
+    dupes = sorted(name for name, times in repeats.items() if times > 1)
     if dupes:
-        raise OptionError(f"{what} names must be unique; repeated: {', '.join(dupes)}")
+        raise OptionError(f"{what} names must be unique; repeated: {', '.join(dupes[:10])}"
+                          + (f" and {len(dupes) - 10:,} more" if len(dupes) > 10 else ""))
     return names
 
 
@@ -71,18 +86,21 @@ def _shifts(effect, n_agents):
             raise OptionError(f"effect must be finite, got {effect!r}")
         return np.linspace(0.0, float(effect), n_agents)
     if isinstance(effect, str) or not isinstance(effect, Sequence | np.ndarray):
-        raise OptionError(f"effect must be a number or one number per agent, got {effect!r}")
+        raise OptionError(f"effect must be a number or one number per agent, got {shown(effect)}")
+    if not isinstance(effect, np.ndarray) and len(effect) != n_agents:  # counted before converting: range(10**8)
+        raise OptionError(f"effect gives {len(effect):,} shifts for {n_agents:,} agents; give one per agent "
+                          "or a single number")
     try:
         shifts = np.asarray(effect, dtype=float)
     except (TypeError, ValueError):
-        raise OptionError(f"effect must hold numbers, got {effect!r}") from None
+        raise OptionError(f"effect must hold numbers, got {shown(effect)}") from None
     if shifts.shape != (n_agents,):
         raise OptionError(
             f"effect gives {shifts.size} shifts for {n_agents} agents; give one per agent "
             "or a single number"
         )
     if not np.all(np.isfinite(shifts)):
-        raise OptionError(f"effect must be finite, got {effect!r}")
+        raise OptionError(f"effect must be finite, got {shown(effect)}")
     return shifts
 
 
@@ -232,10 +250,11 @@ def simulate(agents: int | Sequence[str] = 4, tasks: int | Sequence[str] = 10, s
     >>> sparse.groupby(["agent", "task"], observed=True).ngroups  # 12 cells, 3 removed
     9
     """
+    n_agents, n_tasks = _count(agents, "agents"), _count(tasks, "tasks")
+    n_seeds = check_int("seeds", seeds, minimum=1)
+    _check_size("simulate", {"agents": n_agents, "tasks": n_tasks, "seeds": n_seeds})
     agent_names = _names(agents, "agents", "agent_", pad=False)
     task_names = _names(tasks, "tasks", "task_", pad=True)
-    n_seeds = check_int("seeds", seeds, minimum=1)
-    _check_size("simulate", {"agents": len(agent_names), "tasks": len(task_names), "seeds": n_seeds})
     shifts = _shifts(effect, len(agent_names))
     distribution = check_choice("distribution", distribution, ("mixed",) + FAMILIES)
     heterogeneity = _heterogeneity(heterogeneity)
@@ -318,12 +337,12 @@ def simulate_curves(agents: int | Sequence[str] = 2, tasks: int | Sequence[str] 
     >>> df.shape, df.columns.tolist()
     ((120, 5), ['agent', 'task', 'seed', 'step', 'score'])
     """
-    agent_names = _names(agents, "agents", "agent_", pad=False)
-    task_names = _names(tasks, "tasks", "task_", pad=True)
+    n_agents, n_tasks = _count(agents, "agents"), _count(tasks, "tasks")
     n_seeds = check_int("seeds", seeds, minimum=1)
     n_steps = check_int("steps", steps, minimum=1)
-    _check_size("simulate_curves", {"agents": len(agent_names), "tasks": len(task_names), "seeds": n_seeds,
-                                    "steps": n_steps})
+    _check_size("simulate_curves", {"agents": n_agents, "tasks": n_tasks, "seeds": n_seeds, "steps": n_steps})
+    agent_names = _names(agents, "agents", "agent_", pad=False)
+    task_names = _names(tasks, "tasks", "task_", pad=True)
     shifts = _shifts(effect, len(agent_names))
     heterogeneity = _heterogeneity(heterogeneity)
     rho = check_fraction("rho", rho, open_interval=False)

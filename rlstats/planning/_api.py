@@ -555,9 +555,13 @@ def _check_seeds(seeds):
 
 
 def _check_count(name, value, bound, what):
-    """A number of simulated agents or tasks at most ``bound`` (names are counted by the simulation)."""
+    """A number of simulated agents or tasks at most ``bound``, or a list of at most ``bound`` names, counted before
+    anything reads them (audit s37 bounds37: tasks=range(10**8) was listed whole by the simulation, a MemoryError)."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         check_at_most(name, value, bound, what, f"simulate fewer {what}")
+    elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) > bound:
+        raise OptionError(f"{name}= lists {len(value):,} names, more than {bound:,} {what}, the most rlstats takes; "
+                          f"simulate fewer {what}")
 
 
 def _check_runs(source, seeds, option):

@@ -33,7 +33,11 @@ from ...bounds import (KINDS, bound_ties, check_bounds, clip, clipped_note, know
 from ...cost import admit, shows
 from ...design import NA_ACTIONS, agents_said, design_of, public_function
 from ...engines import Engine, engine as _engine
+<<<<<<< HEAD
 from ...errors import DesignError, OptionError, agent_named, did_you_mean, shown, warn
+=======
+from ...errors import DesignError, OptionError, agent_named, shown, warn
+>>>>>>> bounds37
 from ...normalization import raw_gap_note, warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
@@ -164,16 +168,27 @@ def _check_real(name, value):
 MAX_THRESHOLDS = 10_000
 
 
+def _too_many_thresholds(size, low=0.0, high=1.0):
+    return OptionError(f"tau= has {size:,} thresholds, more than the {MAX_THRESHOLDS:,} a profile may have; "
+                       f"pass a coarser grid, e.g. tau=np.linspace({low:g}, {high:g}, 201)")
+
+
 def _check_tau(tau):
+    if not isinstance(tau, np.ndarray) and hasattr(tau, "__len__") and len(tau) > MAX_THRESHOLDS:
+        # counted before converting (audit s37 bounds37: tau=range(10**8) was listed whole, a MemoryError)
+        try:  # a range's ends without listing it; a list's, already in memory
+            ends = sorted((tau[0], tau[-1])) if isinstance(tau, range) else (min(tau), max(tau))
+        except (TypeError, ValueError):
+            ends = [0.0, 1.0]
+        raise _too_many_thresholds(len(tau), *ends)
     try:
         tau = np.asarray(tau, dtype=np.float64)
     except (TypeError, ValueError):
-        raise OptionError(f"tau must be a sequence of numbers, got {tau!r}") from None
+        raise OptionError(f"tau must be a sequence of numbers, got {shown(tau)}") from None
     if tau.ndim != 1 or tau.size == 0 or not np.isfinite(tau).all():
         raise OptionError(f"tau must be a non-empty 1-D array of finite thresholds, got shape {tau.shape}")
     if tau.size > MAX_THRESHOLDS:  # every resample keeps a profile over the grid
-        raise OptionError(f"tau= has {tau.size:,} thresholds, more than the {MAX_THRESHOLDS:,} a profile may have; "
-                          f"pass a coarser grid, e.g. tau=np.linspace({tau.min():g}, {tau.max():g}, 201)")
+        raise _too_many_thresholds(tau.size, tau.min(), tau.max())
     return tau
 
 
@@ -1333,6 +1348,9 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         max_seconds=max_seconds, n_jobs=n_jobs, higher_is_better=higher_is_better)
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize), options.na_action)
+    if options.pairs is None:  # every pair, counted before it is listed (audit s37 bounds37: 10,000 agents' 50
+        # million pairs were listed in 36 s before the refusal)
+        admit(improvement_cost, design, options, max_seconds, "probability_of_improvement()")
     options = options.for_agents(design.agents, **agents_said(design))
     design = _directed(design, options.higher_is_better)  # P(X < Y) is P(-X > -Y)
     work = admit(improvement_cost, design, options, max_seconds, "probability_of_improvement()")  # issue 43 item 2

@@ -77,6 +77,11 @@ BYTES_PER_METRIC, BYTES_PER_THRESHOLD = BYTES_PER_STATISTIC, 8
 #: bytes a pair's probability of improvement takes per resample at the call's peak: 29, 22 and 20 measured at 3e5
 #: resamples, 2, 3 and 5 agents (1, 3 and 10 pairs) x 3 tasks x 4 runs (peak RSS, audit s18 perf18)
 BYTES_PER_PAIR = 32
+#: seconds and bytes each pair costs whatever the resamples: its own pass and result rows, and each task's part of it
+#: (audit s37 bounds37, measured with 2 runs a cell: 200 agents on 1 and 5 tasks, 400 and 800 on 1: 6.7-7.7e-5 s a
+#: pair on one task, 2e-4 on five; 1.0-1.2 KB a pair, not more with tasks). Uncounted before: 10,000 agents of 2
+#: runs (50 million pairs) were estimated at 2 s and ended in MemoryError after 118 s
+PAIR_SECONDS, PAIR_TASK_SECONDS, PAIR_BYTES = 4e-5, 3.5e-5, 1200
 #: thresholds of a performance profile's default grid (here, where its cost is counted)
 DEFAULT_PROFILE_POINTS = 81
 
@@ -114,10 +119,16 @@ def improvement_cost(shape: Shape, options: Any) -> Work:
     pairs = len(options.pairs) if options.pairs else shape.agents * (shape.agents - 1) // 2
     runs = 2 * shape.rows // max(shape.agents, 1)
     resamples = 0 if options.interval == "score" else options.n_resamples
-    return Work((resamples + 36) * pairs * runs, "resampled values", 5e-9,
-                f"({resamples:,} resamples + 36 for the pass) x {pairs:,} pairs x {runs:,} runs of a pair",
-                memory=BYTES_PER_PAIR * resamples * pairs,
-                kept=f"{resamples:,} resamples x {pairs:,} pairs (interval={options.interval!r})")
+    per_value = 5e-9
+    each = PAIR_SECONDS + PAIR_TASK_SECONDS * shape.tasks  # :data:`PAIR_SECONDS`
+    return Work((resamples + 36) * pairs * runs + pairs * each / per_value, "resampled values", per_value,
+                f"({resamples:,} resamples + 36 for the pass) x {pairs:,} pairs x {runs:,} runs of a pair + "
+                f"{pairs:,} pairs' own work", memory=(BYTES_PER_PAIR * resamples + PAIR_BYTES) * pairs,
+                kept=(f"({resamples:,} resamples + the pair's own) x " if resamples else "")
+                + f"{pairs:,} pairs (interval={options.interval!r})",
+                held="resamples" if resamples else "pairs' results",
+                way="" if BYTES_PER_PAIR * resamples > PAIR_BYTES else
+                "fewer pairs (pairs=, or fewer agents): every pair is compared on its own")
 
 
 def profile_cost(shape: Shape, options: Any) -> Work:

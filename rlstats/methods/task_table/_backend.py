@@ -13,6 +13,7 @@ from typing import Any
 
 from .._declaration import Backend, Need
 from ...cost import BYTES_PER_STATISTIC, Shape, Work
+from ...grammar import count
 
 _HERE = "rlstats.methods.task_table"
 #: the way on when runs are too few to compare agents within a task
@@ -20,18 +21,34 @@ _ACROSS = ("add runs, or compare the agents across tasks with a rank test: "
            "rlstats.compare(df, \"score ~ agent | task\")")
 
 
+#: seconds and bytes of each task's (agent, agent) entry: the pairwise p-values, their adjustment and the effect
+#: sizes fill task x agent x agent arrays (audit s37 bounds37, measured with 2 runs a cell: 1,000 and 2,000 agents on
+#: one task, 500 on four: 3.7-4.5e-6 s and 240-244 bytes an entry; uncounted before, so 10,000 agents of 2 runs, a
+#: 20,000-row frame estimated at 0.6 s, ran 95 s and ended in MemoryError)
+PAIR_ENTRY_SECONDS = 4e-6
+PAIR_ENTRY_BYTES = 250
+
+
 def cost(shape: Shape, options: Any) -> Work:
     """The aggregate row's bootstrap draws every run again in each resample (2.2e-8 s a value, measured); the
-    per-task tests are a pass over the rows that takes as long as 1,400 such values (3e-5 s a row). The aggregate
-    row keeps each agent's resampled statistic, as bootstrap() does (:data:`rlstats.cost.BYTES_PER_STATISTIC`; audit
-    s31: not counted, 10 agents with n_resamples=10**7 were admitted and needed some 5 GiB)."""
+    per-task tests are a pass over the rows that takes as long as 1,400 such values (3e-5 s a row), and each task's
+    agent x agent entries (:data:`PAIR_ENTRY_SECONDS`, :data:`PAIR_ENTRY_BYTES`). The aggregate row keeps each
+    agent's resampled statistic, as bootstrap() does (:data:`rlstats.cost.BYTES_PER_STATISTIC`; audit s31: not
+    counted, 10 agents with n_resamples=10**7 were admitted and needed some 5 GiB)."""
+    per_value = 2.2e-8
     resamples = options.n_resamples if options.aggregate is not None else 0
-    return Work(shape.rows * (resamples + 1400), "resampled values", 2.2e-8,
-                f"({resamples:,} resamples + 1,400) x {shape.rows:,} runs",
-                memory=BYTES_PER_STATISTIC * resamples * shape.agents,
-                kept=f"{resamples:,} resamples x {shape.agents} agents, the aggregate row",
+    entries = shape.tasks * shape.agents ** 2
+    kept = f"{resamples:,} resamples x {shape.agents} agents, the aggregate row" if resamples else ""
+    kept += (" + " if kept else "") + f"{count(shape.tasks, 'task')} x {shape.agents:,} x {shape.agents:,} agents' pairs"
+    resampled, paired = BYTES_PER_STATISTIC * resamples * shape.agents, PAIR_ENTRY_BYTES * entries
+    return Work(shape.rows * (resamples + 1400) + entries * PAIR_ENTRY_SECONDS / per_value, "resampled values",
+                per_value, f"({resamples:,} resamples + 1,400) x {shape.rows:,} runs + {entries:,} pairs' entries",
+                memory=resampled + paired, kept=kept, held="resamples and pairs' entries" if resamples else
+                "pairs' entries",
                 way="a smaller n_resamples (10,000 to 100,000 give Monte Carlo errors well below the differences that "
-                    "matter), or leave the aggregate row out (aggregate=None)")
+                    "matter), or leave the aggregate row out (aggregate=None)" if resampled > paired else
+                    "fewer agents (subset=, or a frame of the agents to compare): each task's table compares every "
+                    "pair of agents")
 
 
 BACKENDS = (

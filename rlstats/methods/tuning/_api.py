@@ -19,7 +19,7 @@ from ...cost import admit, shows, timed_bar
 from ...design import RUN_IDS, RUN_NAMES, Design, arm_label, block_label, block_like_columns, design_of, public_function
 from ...engines import Engine, engine as _engine, map_ordered
 from ...interop import TABLE, as_pandas
-from ...errors import DesignError, OptionError
+from ...errors import DesignError, OptionError, shown
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
@@ -511,12 +511,26 @@ def _past_the_scores_notes(design, tables):
     return notes
 
 
+#: The most budgets an expected-max curve is given at (the default grid has about 200): each is a column of every
+#: resample's curve
+MAX_BUDGETS = 10_000
+
+
 def _check_budgets(budgets):
     if budgets is None:
         return None
+    size = budgets.size if isinstance(budgets, np.ndarray) else len(budgets) if hasattr(budgets, "__len__") else 0
+    if size > MAX_BUDGETS:  # counted before converting (audit s37 bounds37: range(1, 10**8) was a MemoryError)
+        raise OptionError(f"budgets= lists {size:,} budgets, more than the {MAX_BUDGETS:,} an expected-max curve "
+                          "takes; pass fewer, e.g. budgets=[1, 2, 5, 10, 20, 50, 100], or leave budgets= out (every "
+                          "budget up to 100, then about 100 log-spaced)")
     values = np.asarray(budgets)
-    if values.ndim != 1 or values.size == 0 or not np.issubdtype(values.dtype, np.integer) or (values < 1).any():
-        raise OptionError(f"budgets= must be a list of positive integers, got {budgets!r}")
+    booleans = values.dtype.kind == "b" or (values.ndim == 1 and not isinstance(budgets, np.ndarray) and any(
+        isinstance(v, (bool, np.bool_)) for v in budgets))  # [True, 2] reads as [1, 2]
+    if (values.ndim != 1 or values.size == 0 or booleans or not np.issubdtype(values.dtype, np.integer)
+            or (values < 1).any()):
+        raise OptionError(f"budgets= must be a list of positive integers, got {shown(budgets)}"
+                          + ("; True and False are not budgets" if booleans else ""))
     return tuple(sorted(set(int(v) for v in values)))
 
 
