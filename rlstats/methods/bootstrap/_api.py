@@ -33,11 +33,7 @@ from ...bounds import (KINDS, bound_ties, check_bounds, clip, clipped_note, know
 from ...cost import admit, shows
 from ...design import NA_ACTIONS, agents_said, design_of, public_function
 from ...engines import Engine, engine as _engine
-<<<<<<< HEAD
 from ...errors import DesignError, OptionError, agent_named, did_you_mean, shown, warn
-=======
-from ...errors import DesignError, OptionError, agent_named, shown, warn
->>>>>>> bounds37
 from ...normalization import raw_gap_note, warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
