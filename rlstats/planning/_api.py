@@ -60,6 +60,7 @@ from .. import format as fmt
 from ..design import MAX_MAGNITUDE, Design, overflows
 from ..formula import capture_environment
 from ..interop import as_pandas
+from ..grammar import plural, verb
 from ..normalization import RANGES_APART_ADVICE, RAW_SCALES_ADVICE
 from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..engines import engine as _engine, map_ordered
@@ -796,8 +797,7 @@ def _unshifted_tasks_note(source, per_task):
     own = tuple(t for t, r in zip(source.tasks, ran) if r)
     names = " and ".join(_rule(m).called for m in per_task)
     way = keeping(source.formula.blocks, own, what="task").python
-    rates = "rates" if len(per_task) > 1 else "rate"
-    return [f"the {rates} of {names} count{'' if len(per_task) > 1 else 's'} the tests of "
+    return [f"the {plural('rate', len(per_task))} of {names} {verb(len(per_task), 'counts')} the tests of "
             f"{len(without)} of the {len(source.tasks)} tasks where {source.shifted_agent}, the agent shifted, has no "
             f"runs ({fmt.join_and(without, limit=5)}): the shift plays no part there, and their tests reject at the "
             f"pilot's own differences whatever the effect; for the power on the tasks {source.shifted_agent} ran, "

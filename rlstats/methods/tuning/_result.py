@@ -11,7 +11,7 @@ import pandas as pd
 from ... import format as fmt
 from ...errors import OptionError
 from ..._typing import ColumnNames
-from ...results import Result, resultclass
+from ...results import Result, Summary, resultclass
 from . import plots
 from ._backend import COMPLETE_CONFIGURATIONS
 
@@ -242,7 +242,7 @@ class TuningResult(Result):
 
         return {table: fmt.sentence_start(key) + "." for table, key in self._summary_keys(label).items()}
 
-    def summary(self):
+    def summary(self) -> Summary:
         """The full tables; in LaTeX each configuration's values with the fewest significant digits (4 or more) that
         keep the table's configurations apart (fig37: "hyperparameter=0.8121212121212121" made a table 774 pt wide),
         as the best-set plot labels its bars. The print, markdown, HTML and tidy() keep them as the data write them."""
