@@ -33,6 +33,9 @@ Over every compare() back end and the public functions s30's cases cover (the ra
 power() from a pilot, normalize, summarize_runs, align_steps): nothing differed. The mixed model's Satterthwaite df
 under a shuffled category order moved by 1.85e-12 relative (7.99999999994625 for the closed form's 8: an iterative REML
 fit whose design columns come in another order), above the 1e-12 asked of this sweep and within s30's 1e-9: left.
+What is read through those df moves with them and is compared at 1e-9 too (slow37: on this machine's numpy 2.4.6 and
+scipy 1.17.1 the df moved 2.2e-12, 7.9999999999960 against 7.9999999999784, and agent_1 - agent_3's Tukey upper
+bound 1.18e-12, 2.16669243164069 against 2.16669243164325; the estimate 3e-15, its standard error 5e-16).
 The default run holds the cheap rank test under every representation; the sweep over every case is marked slow.
 
 Found (reproducers below): a sparse score or step column (``pd.arrays.SparseArray``) was a FormulaError quoting
@@ -361,8 +364,9 @@ def representation_differences(case, transform, na_action=None):
     return problems
 
 
-#: case -> columns under a shuffled category order compared at s30's 1e-9 rather than 1e-12 (the module's docstring)
-ROUNDING = {"mixed": ("df", "den_df")}
+#: case -> columns under a shuffled category order compared at s30's 1e-9 rather than 1e-12 (the module's docstring):
+#: mixed's df and what is read through them (the intervals' critical values, the p-values)
+ROUNDING = {"mixed": ("df", "den_df", "conf_low", "conf_high", "p_value", "p_adjusted")}
 
 
 def shuffled_differences(case, transform):
