@@ -868,14 +868,36 @@ def spread_levene(y, task, agent, n_tasks, n_agents, use=None, drop_middle=True)
     information = (n_ta.sum(axis=-2)[..., :, None] * np.eye(n_agents)
                    - np.einsum("...ta,...tb,...t->...ab", n_ta, n_ta, inverse_n))
     adjusted = (s_ta - n_ta * z_t[..., None]).sum(axis=-2)
-    effects = np.einsum("...ab,...b->...a", np.linalg.pinv(information, hermitian=True), adjusted)
+    # the information matrix's rank is the design's, read off its graph exactly: the agents with deviations less the
+    # connected sets they form through shared tasks; its pseudo-inverse keeps that many eigenvalues, the largest.
+    # Not a cutoff on the eigenvalues: cancellation in diag(n_a) - sum_t n n' / n_t leaves a null one at ~7e-16,
+    # which matrix_rank's cutoff counted and pinv's did not (review s37 rv37a: df1 2 for 2 agents, F 0.110 against
+    # least squares' df1 1, F 0.248)
+    df1 = _information_rank(n_ta > 0).astype(float)
+    values, vectors = np.linalg.eigh(information)
+    kept = np.arange(n_agents) >= n_agents - df1[..., None]  # eigh's values ascend
+    inverse_values = np.where(kept, 1 / np.where(kept, values, 1.0), 0.0)
+    effects = np.einsum("...ab,...b,...cb,...c->...a", vectors, inverse_values, vectors, adjusted)
     between = np.einsum("...a,...a->...", adjusted, effects)
-    df1 = np.linalg.matrix_rank(information, hermitian=True).astype(float)
     residual = (weight * (z - z_t[..., of_task]) ** 2).sum(axis=-1) - between
     df2 = weight.sum(axis=-1) - live.sum(axis=-1) - df1
     with np.errstate(invalid="ignore", divide="ignore"):
         f = np.where((df1 > 0) & (df2 > 0), (between / df1) / (np.fmax(residual, 0.0) / df2), np.nan)
     return f, df1, df2, stats.f.sf(f, df1, df2)
+
+
+def _information_rank(cells):
+    """The rank of the agents' information matrix of an additive two-way design whose ``cells`` (..., tasks, agents)
+    hold data: the agents in some cell less the connected sets they form (two agents joined by a task holding both),
+    in integers (boolean reachability squared until it covers every path), so no rounding decides it."""
+    held = cells.astype(np.int64)
+    reach = np.einsum("...ta,...tb->...ab", held, held) > 0  # agents sharing a task; an agent with data reaches itself
+    for _ in range(max(int(cells.shape[-1]) - 1, 1).bit_length()):
+        reach = np.einsum("...ab,...bc->...ac", reach.astype(np.int64), reach.astype(np.int64)) > 0
+    size = reach.sum(axis=-1)
+    present = size > 0
+    components = np.where(present, 1 / np.where(present, size, 1), 0.0).sum(axis=-1)
+    return present.sum(axis=-1) - np.rint(components).astype(np.int64)
 
 
 def run_spread_test(design):
