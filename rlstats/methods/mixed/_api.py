@@ -31,7 +31,8 @@ from ...format import a_or_an, count, join_and, listed, names_shown, plural, sig
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
-from ...statistics import P_ADJUST, block_ranges, difference_tolerance, near_ties, noise_free
+from ...statistics import (P_ADJUST, block_ranges, difference_ties, difference_tolerance, near_ties, noise_free,
+                           spread_and_magnitude)
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import ADJUSTMENTS_SAID, MixedResult
@@ -330,8 +331,11 @@ def _run(design, options):
 
     level = options.confidence_level
     # estimates within the tie tolerance of the scores (their range, not only their largest |score|, so that a shift
-    # does not zero a difference: audit s20 ties20b) are the rounding of scores that cancel, shown as 0
-    scale = float(np.ptp(design.y)), float(np.max(np.abs(design.y)))
+    # does not zero a difference: audit s20 ties20b) are the rounding of scores that cancel, shown as 0; the range
+    # within a task, the largest task's, not that of every score (review s37 rv37a, fixa37: a task at 1e9 beside
+    # tasks at 1e-4 zeroed A - B's -1.3e-4, p 0.18 -> 1.0), as a fixed effect weighs tasks by the fit's weights
+    task_spread, task_magnitude = spread_and_magnitude(*block_ranges(design.y, design.task, design.n_tasks))
+    scale = float(task_spread.max()), float(task_magnitude.max())
     coefficients = _t_table(noise_free(fitted.beta, *scale), coef_var, coef_df)
     coefficients.insert(0, "term", ["(Intercept)"] + [f"{design.formula.groups}{a}" for a in design.agents[1:]])
     means = _t_table(noise_free(means_rows @ fitted.beta, *scale), mean_var, mean_df)
@@ -368,8 +372,10 @@ def _run(design, options):
     pairs = clip_columns(pairs, design.bounds, ("estimate", "conf_low", "conf_high"), "the pairwise differences",
                          "difference", notes)
     # the rounding of a difference of scores: residuals and predicted effects within it of one another tie in the QQ
-    # plots' ranks (audit s37 meta37: residuals tied in the data's units untied by the fit's rounding x 7.3)
-    tolerance = float(difference_tolerance(*scale))
+    # plots' ranks (audit s37 meta37: residuals tied in the data's units untied by the fit's rounding x 7.3), each
+    # task's of its own scores (review s37 rv37a: of the whole data's range, a task at 1e9 tied the others' residuals)
+    tolerance = difference_tolerance(task_spread, task_magnitude)
+    task_in_data_order = design.task[in_data_order]
     return MixedResult(
         method="Linear mixed model fit by REML (" + ("Satterthwaite's" if options.ddf == "satterthwaite"
                                                      else "Kenward-Roger's") + " degrees of freedom)",
@@ -383,21 +389,24 @@ def _run(design, options):
         coefficients=coefficients, vcov=vcov, emmeans=means, comparisons=pairs, omnibus_agents=compared,
         units=design.units, task_effects=u_task, fitted_values=fitted_values, residuals=residuals,
         cell_effects=u_cell if len(terms) == 2 else None,
-        residual_normal_scores=_normal_scores(residuals, tolerance),
-        task_normal_scores=_normal_scores(u_task, tolerance),
-        cell_normal_scores=_normal_scores(u_cell, tolerance) if len(terms) == 2 else None)
+        residual_normal_scores=_normal_scores(residuals, tolerance, task_in_data_order),
+        task_normal_scores=_normal_scores(u_task, tolerance[np.arange(design.n_tasks)]),
+        cell_normal_scores=_normal_scores(u_cell, tolerance[m.cell_task]) if len(terms) == 2 else None)
 
 
-def _normal_scores(values, tolerance=0.0):
+def _normal_scores(values, tolerance=None, task=None):
     """Normal quantiles at R's ``ppoints`` of each value's rank: the x of a normal QQ plot.  Tied values share the
     average of their ranks (R's ``rank(ties.method = "average")``; R's ``qqnorm`` itself breaks ties by position), so
-    the scores do not depend on the order of the data's rows; values within ``tolerance`` of one another
-    (:func:`rlstats.statistics.near_ties`' groups: the rounding of a difference of scores) tie, so that they do not
-    depend on the score's units either."""
+    the scores do not depend on the order of the data's rows; values that are one but for rounding tie, so that they
+    do not depend on the score's units either: with each value's ``task`` (residuals), those of a task within its
+    ``tolerance`` (tasks,) of one another (:func:`rlstats.statistics.near_ties`' groups: the rounding of a difference
+    of the task's scores); without, ``tolerance`` is each value's own (predicted effects, one a task or cell) and
+    :func:`rlstats.statistics.difference_ties` ties them."""
     from scipy import special, stats
 
-    if tolerance > 0 and values.size > 1:
-        values = near_ties(values, np.zeros(values.size, dtype=np.intp), np.array([tolerance]))[0]
+    if tolerance is not None and values.size > 1:
+        values = (near_ties(values, task, tolerance)[0] if task is not None
+                  else difference_ties(values, tolerance))
     n = values.size
     a = 3 / 8 if n <= 10 else 1 / 2
     # numpy's quicksort argsort is several times faster than rankdata (10^6 residuals: 0.05 s against 0.2 s);
