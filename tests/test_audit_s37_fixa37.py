@@ -136,3 +136,60 @@ def test_mixed_qq_ranks_tie_residuals_within_their_own_tasks_rounding():
     n = effects.size
     np.testing.assert_allclose(res.task_normal_scores,
                                special.ndtri((stats.rankdata(effects) - 3 / 8) / (n + 1 - 3 / 4)), rtol=1e-12)
+
+
+# ------------------------------------------------------------------ Levene's test of the run spreads on near-ties
+
+
+def _one_task_of_rounding():
+    """4 tasks x 4 agents x 3 runs; every run of task 3 is 0.3, exactly (``exact``) or three written 0.1 + 0.2."""
+    rng = np.random.default_rng(0)
+    task = np.repeat(np.arange(4), 12)
+    agent = np.tile(np.repeat(np.arange(4), 3), 4)
+    exact = rng.normal(size=task.size) * np.array([1.0, 1.0, 1.0, 3.0])[agent]
+    exact[task == 3] = 0.3
+    rounded = exact.copy()
+    last = np.flatnonzero(task == 3)
+    rounded[[last[0], last[1], last[10]]] = 0.1 + 0.2  # agent 0's first two runs, agent 3's second
+    assert (rounded != exact).sum() == 3
+    return task, agent, exact, rounded
+
+
+def test_spread_levene_ties_runs_within_the_tasks_tolerance():
+    """Review s37 rv37a: deviations of 5.6e-17 from 0.1 + 0.2 != 0.3 made task 3 (rounding alone) a block of
+    deviations of mean 1: p 0.037, df2 25, against 0.013, df2 18 with the ties exact (the task then drops out)."""
+    from rlstats.methods.mixed import _api
+
+    task, agent, exact, rounded = _one_task_of_rounding()
+    want = _api.spread_levene(exact[None], task, agent, 4, 4)
+    got = _api.spread_levene(rounded[None], task, agent, 4, 4)
+    np.testing.assert_array_equal(np.ravel(got), np.ravel(want))
+    assert np.ravel(want)[1:3].tolist() == [3.0, 18.0] and np.ravel(want)[3] == pytest.approx(0.0131052, abs=1e-7)
+    # the task dropped: the three tasks alone give the same test
+    keep = task < 3
+    np.testing.assert_allclose(np.ravel(_api.spread_levene(exact[keep], task[keep], agent[keep], 3, 4)),
+                               np.ravel(want), rtol=1e-12)
+    # several data sets at once: the rounding of one row does not move another's
+    rows = np.stack([rounded, exact, rounded * 7.3 + 1e3])
+    np.testing.assert_allclose(np.array(_api.spread_levene(rows, task, agent, 4, 4)).T,
+                               np.tile(np.ravel(want), (3, 1)), rtol=1e-9)
+
+
+def test_an_agents_runs_that_differ_by_rounding_have_no_spread():
+    """run_spread_test leaves out the agents whose runs do not vary (sd 0): runs of 0.3 and 0.1 + 0.2 do not."""
+    from rlstats.design import design_of
+    from rlstats.methods.mixed import _api
+
+    task, agent, exact, rounded = _one_task_of_rounding()
+    # agent 3's runs all 0.3 but for rounding in every task
+    for y in (exact, rounded):
+        y[agent == 3] = 0.3
+    rounded[(agent == 3) & (np.arange(task.size) % 3 == 1)] = 0.1 + 0.2
+    frames = [pd.DataFrame({"agent": [f"a{a}" for a in agent], "task": [f"t{t}" for t in task],
+                            "seed": np.arange(task.size) % 3, "score": y}) for y in (exact, rounded)]
+    designs = [design_of(f, "score ~ agent | task/seed") for f in frames]
+    sds = [_api._run_sds(d)[0] for d in designs]
+    assert sds[0][3] == 0.0 and sds[1][3] == 0.0
+    np.testing.assert_array_equal(sds[1], sds[0])
+    assert _api.run_sd_ratio(designs[1]) == _api.run_sd_ratio(designs[0])
+    assert _api.run_spread_test(designs[1]) == _api.run_spread_test(designs[0])

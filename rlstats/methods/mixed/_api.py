@@ -32,7 +32,7 @@ from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
 from ...statistics import (P_ADJUST, block_ranges, difference_ties, difference_tolerance, near_ties, noise_free,
-                           spread_and_magnitude)
+                           spread_and_magnitude, tie_tolerance)
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import ADJUSTMENTS_SAID, MixedResult
@@ -787,13 +787,18 @@ def _run_sds(design):
     cells' means over the cells' runs less one; NaN where none of its cells has two runs) and the df of its pooled
     variance where each task's runs have their own variance, estimated by the task's cells pooled over agents
     (Satterthwaite's: (sum_t d_t v_t) ** 2 / sum_t d_t v_t ** 2, d_t the agent's runs less one in task t; its
-    cells' runs less one, summed, where the tasks' variances are alike)."""
+    cells' runs less one, summed, where the tasks' variances are alike). The runs of a task within its tie tolerance
+    of one another are one (:func:`rlstats.statistics.near_ties`): an agent whose runs differ in a cell only by
+    rounding (0.3 and 0.1 + 0.2) has SD 0 (review s37 rv37a)."""
     n_cells = design.n_tasks * design.n_agents
     cell = design.task * design.n_agents + design.agent
+    y = near_ties(design.y, design.task)[0]
     counts = np.bincount(cell, minlength=n_cells).astype(float)
+    low, high = block_ranges(y, cell, n_cells)
+    varies = (high > low).reshape(design.n_tasks, design.n_agents).any(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.bincount(cell, design.y, minlength=n_cells) / counts
-        cell_squares = np.bincount(cell, (design.y - means[cell]) ** 2, minlength=n_cells).reshape(
+        means = np.bincount(cell, y, minlength=n_cells) / counts
+        cell_squares = np.bincount(cell, (y - means[cell]) ** 2, minlength=n_cells).reshape(
             design.n_tasks, design.n_agents)
         cell_df = np.fmax(counts - 1, 0).reshape(design.n_tasks, design.n_agents)
         task_variance = np.nan_to_num(cell_squares.sum(axis=1) / cell_df.sum(axis=1))
@@ -801,6 +806,7 @@ def _run_sds(design):
         weighted = cell_df * task_variance[:, None]
         df = weighted.sum(axis=0) ** 2 / (weighted * task_variance[:, None]).sum(axis=0)
         sd = np.sqrt(cell_squares.sum(axis=0) / cell_df.sum(axis=0))
+        sd = np.where(varies | np.isnan(sd), sd, 0.0)
     return sd, df
 
 
@@ -839,12 +845,31 @@ def spread_levene(y, task, agent, n_tasks, n_agents, use=None, drop_middle=True)
     from scipy import stats
 
     y = np.asarray(y, dtype=float)
-    cell = np.asarray(task, dtype=np.intp) * n_agents + np.asarray(agent, dtype=np.intp)
+    task = np.asarray(task, dtype=np.intp)
+    cell = task * n_agents + np.asarray(agent, dtype=np.intp)
     n_cells = n_tasks * n_agents
-    # each row's runs in cell order, ascending within a cell (sort by value, then stably by cell)
+    # each row's runs in task order, ascending within a task (sort by value, then stably by task), with the scores of
+    # a task within its tie tolerance of one another made one (statistics.near_ties' rule, each group its smallest:
+    # review s37 rv37a, runs of 0.3 and 0.1 + 0.2 spread a task of rounding over deviations of mean 1)
     by_y = np.argsort(y, axis=-1)
-    by_cell = np.argsort(cell[by_y], axis=-1, kind="stable")
-    v = np.take_along_axis(np.take_along_axis(y, by_y, axis=-1), by_cell, axis=-1)
+    by_task = np.take_along_axis(by_y, np.argsort(task[by_y], axis=-1, kind="stable"), axis=-1)
+    v = np.take_along_axis(y, by_task, axis=-1)
+    task_counts = np.bincount(task, minlength=n_tasks)
+    task_start = (np.cumsum(task_counts) - task_counts)[task_counts > 0]
+    low, high = np.minimum.reduceat(v, task_start, axis=-1), np.maximum.reduceat(v, task_start, axis=-1)
+    tolerance, deviation_tolerance = np.zeros((2,) + y.shape[:-1] + (n_tasks,))
+    scale = spread_and_magnitude(low, high)
+    tolerance[..., task_counts > 0], deviation_tolerance[..., task_counts > 0] = (tie_tolerance(*scale),
+                                                                                  difference_tolerance(*scale))
+    of_sorted_task = np.repeat(np.arange(n_tasks), task_counts)
+    first = np.zeros(v.shape, dtype=bool)
+    first[..., task_start] = True
+    first[..., 1:] |= ~(np.diff(v, axis=-1) <= tolerance[..., of_sorted_task[1:]])
+    leader = np.maximum.accumulate(np.where(first, np.arange(v.shape[-1]), 0), axis=-1)
+    v = np.take_along_axis(v, leader, axis=-1)  # still ascending within each task
+    # then in cell order, ascending within a cell (the cells are task-major: stably by cell)
+    by_cell = np.argsort(cell[by_task], axis=-1, kind="stable")
+    v = np.take_along_axis(v, by_cell, axis=-1)
     counts = np.bincount(cell, minlength=n_cells)
     where = np.repeat(np.arange(n_cells), counts)  # the cell of each sorted position
     start = np.cumsum(counts) - counts
@@ -853,6 +878,8 @@ def spread_levene(y, task, agent, n_tasks, n_agents, use=None, drop_middle=True)
     median = np.zeros(y.shape[:-1] + (n_cells,))
     median[..., held] = (v[..., lower] + v[..., upper]) / 2
     z = np.abs(v - median[..., where])
+    # a deviation within the rounding of a difference of the task's scores is none (a task of such is constant)
+    z = np.where(z <= deviation_tolerance[..., where // n_agents], 0.0, z)
     weight = np.ones(y.shape, dtype=float)
     if drop_middle:  # one deviation a cell: the median's own 0 (odd runs) or the second of the two equal middle ones
         weight[..., upper] = 0.0
