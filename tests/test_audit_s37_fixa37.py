@@ -193,3 +193,26 @@ def test_an_agents_runs_that_differ_by_rounding_have_no_spread():
     np.testing.assert_array_equal(sds[1], sds[0])
     assert _api.run_sd_ratio(designs[1]) == _api.run_sd_ratio(designs[0])
     assert _api.run_spread_test(designs[1]) == _api.run_spread_test(designs[0])
+
+
+# ------------------------------------------------------------------ Skillings-Mack's never-met pairs with control=
+
+
+def test_skillings_mack_control_names_every_never_met_pair_in_one_sentence():
+    """Review s37 rv37a: with control C, C never meeting A (in the family) and B never meeting D (outside it), the
+    note named A-C alone."""
+    ran = {"t0": "CB", "t1": "CD", "t2": "AB", "t3": "AD", "t4": "CB", "t5": "CD", "t6": "AB", "t7": "AD"}
+    rng = np.random.default_rng(0)
+    rows = [(a, t, s, rng.normal()) for t, agents in ran.items() for a in agents for s in range(3)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+    res = _quiet(rlstats.skillings_mack, df, "score ~ agent | task", control="C")
+    notes = [n for n in res.notes if "never ran on a common task" in n]
+    assert len(notes) == 1 and notes[0].startswith(
+        "2 pairs of agents never ran on a common task (A-C and B-D): A-C is not compared post hoc and no "
+        "critical-difference bar joins it, the post hoc against the control C leaves B-D out, and a mean rank is "
+        "taken within each task among the agents that ran there")
+    # without control= both pairs are in the family: one sentence, as before
+    res = _quiet(rlstats.skillings_mack, df, "score ~ agent | task")
+    notes = [n for n in res.notes if "never ran on a common task" in n]
+    assert len(notes) == 1 and notes[0].startswith("2 pairs of agents never ran on a common task (A-C and B-D): they "
+                                                   "are not compared post hoc")
