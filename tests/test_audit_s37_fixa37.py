@@ -216,3 +216,21 @@ def test_skillings_mack_control_names_every_never_met_pair_in_one_sentence():
     notes = [n for n in res.notes if "never ran on a common task" in n]
     assert len(notes) == 1 and notes[0].startswith("2 pairs of agents never ran on a common task (A-C and B-D): they "
                                                    "are not compared post hoc")
+
+
+# ------------------------------------------------------------------ tuning's kurtosis note
+
+
+def test_tuning_kurtosis_note_names_the_sweep_by_the_tie_rule_not_the_printed_digits():
+    """Review s37 rv37a: sweeps were tied by equal '.3g' text, so values an ulp either side of 2.245 (one value but
+    for rounding) named the second sweep (2.25), and 2.241 beside 2.244 (apart) named the first."""
+    from rlstats.methods.tuning._api import _kurtosis_note
+
+    below, above = np.nextafter(np.nextafter(2.245, 0.0), 0.0), np.nextafter(2.245, 3.0)
+    assert (f"{below:.3g}", f"{above:.3g}") == ("2.24", "2.25")
+    tied = _kurtosis_note([("ppo", "ant", below), ("sac", "hopper", above), ("td3", "ant", 0.0)], 3)
+    assert "up to 2.24 (ppo on ant)" in tied
+    tied = _kurtosis_note([("sac", "hopper", above), ("ppo", "ant", below), ("td3", "ant", 0.0)], 3)
+    assert "up to 2.25 (sac on hopper)" in tied  # the first of the tied ones, as listed
+    apart = _kurtosis_note([("ppo", "ant", 2.241), ("sac", "hopper", 2.244), ("td3", "ant", 0.0)], 3)
+    assert "up to 2.24 (sac on hopper)" in apart  # the largest
