@@ -837,8 +837,11 @@ def spread_levene(y, task, agent, n_tasks, n_agents, use=None, drop_middle=True)
     and on the 1/1/1/4 spreads at 5 tasks x 3 skewed runs in 64%, against 76% with one dropped). Each task's deviations
     over their mean, so that a task's units and spread weigh nothing (a task whose deviations are all 0 is left
     out); then the F of the agents in the additive two-way analysis of variance of the deviations on task and agent
-    (the agents' sums of squares adjusted for the tasks, intra-block: ``pinv`` of the agents' information matrix,
-    its rank their df; the residual df the deviations less the tasks less that rank). ``use`` (..., agents) False
+    (the agents' sums of squares adjusted for the tasks, intra-block: the pseudo-inverse of the agents' information
+    matrix at its rank, their df, which is the design's: :func:`_information_rank`; the residual df the deviations
+    less the tasks less that rank). Runs of a task within its tie tolerance of one another are one before the
+    medians (:func:`rlstats.statistics.near_ties`' rule, each group its smallest) and a deviation within the rounding
+    of a difference of the task's scores is 0, so that rounding is no spread in any units (review s37 rv37a). ``use`` (..., agents) False
     leaves an agent out (those :func:`_sd_ratio` leaves out, whose runs do not vary). With one task and
     ``drop_middle=False`` it is ``scipy.stats.levene(center="median")`` (dividing by the one task's mean is a common
     factor, which F does not see)."""
