@@ -1360,6 +1360,32 @@ def difference_tolerance(spread: ArrayLike, magnitude: ArrayLike) -> NDArray[np.
     return 2.0 * tie_tolerance(spread, magnitude)
 
 
+#: The largest share of an aggregate over tasks that one task's values can carry (:func:`aggregate_tolerance`), per
+#: aggregate: a mean over tasks weighs each 1/T; an interquartile mean whose tasks weigh alike keeps the middle half
+#: of them, a task's runs at most 1/T of the whole and so 2/T of the mean kept; a median (or any other) may be one
+#: task's value alone.
+TASK_SHARE = {"mean": 1.0, "optimality_gap": 1.0, "iqm": 2.0}
+
+
+def aggregate_tolerance(tolerance: ArrayLike, statistic: str) -> NDArray[np.float64]:
+    """The rounding of a difference of two aggregates over tasks, from each task's own ``tolerance`` (..., tasks),
+    the :func:`difference_tolerance` of the two agents' scores on that task (NaN: a task without them, which the
+    aggregate leaves out): the most a combination of the tasks'
+    values with weights summing to 1, none above the aggregate's share of one task (:data:`TASK_SHARE` / T, at most
+    1), can carry of their roundings (the largest tolerances first, each at that share). Not one tolerance of the
+    scores pooled over tasks: a task at 1e9 then zeroed real differences of 1e-4 on the others (review s37 rv37a).
+
+    >>> [float(aggregate_tolerance([4.0, 1.0, 1.0, 2.0], s)) for s in ("mean", "iqm", "median")]
+    [2.0, 3.0, 4.0]
+    """
+    tolerance = np.asarray(tolerance, dtype=np.float64)
+    held = ~np.isnan(tolerance)
+    n = held.sum(axis=-1)[..., None]
+    share = np.minimum(TASK_SHARE.get(statistic, np.inf) / np.fmax(n, 1), 1.0)
+    weight = np.clip(1.0 - share * np.arange(tolerance.shape[-1]), 0.0, share)  # the largest first
+    return (-np.sort(np.where(held, -tolerance, 0.0), axis=-1) * weight).sum(axis=-1)
+
+
 def noise_free(values: ArrayLike, spread: ArrayLike, magnitude: ArrayLike) -> NDArray[np.float64]:
     """``values`` with those within :func:`difference_tolerance` of 0 (from the scores' ``spread``, their range, and
     ``magnitude``, their largest ``|score|``; elementwise) set to 0: the rounding left by a difference or mean of

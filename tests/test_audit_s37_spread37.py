@@ -98,6 +98,33 @@ def test_blocked_statistic_against_least_squares_on_an_unbalanced_design():
     f, _, _, p = _api.spread_levene(y[one], task[one], agent[one], 1, 4)
     expected = stats.f_oneway(*[z[a == k] for k in np.unique(a)])
     assert (f, p) == pytest.approx((expected.statistic, expected.pvalue), rel=1e-12)
+    # review s37 rv37a (fixa37): cells of one run carry no deviation, and the information matrix's null eigenvalue
+    # came out 6.7e-16, counted by matrix_rank and not by pinv: df1 2 for 2 agents (F 0.110, p 0.897 against
+    # least squares' df1 1, F 0.248, p 0.630); the rank is now the design's graph's, exactly
+    counts = np.array([[5, 1], [2, 3], [6, 1], [3, 1]])
+    task = np.repeat(np.repeat(np.arange(4), 2), counts.ravel())
+    agent = np.repeat(np.tile(np.arange(2), 4), counts.ravel())
+    for seed in range(5):
+        y = np.random.default_rng(seed).gamma(2.0, size=task.size)
+        got = _api.spread_levene(y[None], task, agent, 4, 2)
+        want = _agents_f_by_least_squares(*_deviations_by_hand(y, task, agent))
+        assert want[1] == 1 and np.allclose(np.ravel(got), want, rtol=1e-10, atol=0), (seed, got, want)
+
+
+def test_the_agents_df_is_the_designs_connected_agents_less_its_components():
+    # two tasks share no agent: 4 agents in 2 connected sets, df1 2; a third task joining them makes it 3
+    rng = np.random.default_rng(4)
+    cells = np.array([[3, 3, 0, 0], [0, 0, 4, 2], [0, 0, 0, 0]])
+    for extra, df1 in ((None, 2), ((2, 1, 3), 3)):
+        c = cells.copy()
+        if extra:
+            c[extra[0], extra[1]] = c[extra[0], 2] = extra[2]
+        task = np.repeat(np.repeat(np.arange(3), 4), c.ravel())
+        agent = np.repeat(np.tile(np.arange(4), 3), c.ravel())
+        y = rng.gamma(2.0, size=task.size)
+        got = _api.spread_levene(y, task, agent, 3, 4)
+        want = _agents_f_by_least_squares(*_deviations_by_hand(y, task, agent))
+        assert got[1] == df1 == want[1] and np.allclose(got, want, rtol=1e-10, atol=0), (got, want)
 
 
 def test_the_statistic_ignores_each_tasks_units_the_row_order_and_takes_data_sets_as_rows():

@@ -1019,7 +1019,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     pointwise = np.stack([kernels.percentile_bounds(r, e, options.confidence_level, d)
                           for r, e, d in zip(replicates, estimates, df)])
     # a step's spread is judged on its scores (the package's tie rule), whatever their units or shift
-    tolerance = np.stack([kernels.step_tolerance(v) for v, _ in per_agent])
+    # (each task's at its own scale, combined as the statistic weighs the tasks: review s37 rv37a)
+    tolerance = np.stack([kernels.step_tolerance(v, t, n_tasks, b.statistic_name)
+                          for (v, t), b in zip(per_agent, band)])
     bands = [kernels.sup_t_band(r, e, options.confidence_level, d, tol)
              for r, e, d, tol in zip(replicates, estimates, df, tolerance)]
     about_bands.append(f"{'both bands use' if done[0][2] is None else 'the expanded bands use'} t quantiles at "
@@ -1114,10 +1116,13 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         n_i, n_j = (np.bincount(per_agent[a][1], minlength=n_tasks) for a in (i, j))
         exact = enumerated(n_i, n_j, options.n_resamples)  # the null is every relabelling once
         smallest = smallest_attainable(n_i, n_j)
-        pooled = kernels.step_tolerance(np.concatenate([per_agent[i][0], per_agent[j][0]]))
+        pooled = kernels.step_tolerance(np.concatenate([per_agent[i][0], per_agent[j][0]]),
+                                        np.concatenate([per_agent[i][1], per_agent[j][1]]), n_tasks,
+                                        options.statistic_name)
         # within the rounding of a difference of two statistics of the pair's scores (twice the tie tolerance), 0:
         # curves that tie at a step differ there by their sums' last bits, which the units set (audit s37 meta37:
-        # 3.6e-15 in the data's units, 1.2e-10 + 1e6)
+        # 3.6e-15 in the data's units, 1.2e-10 + 1e6); each task's scores at their own scale (review s37 rv37a: of
+        # the scores pooled over tasks, a task at 1e9 made differences of 1.2e-4 to 2e-4 on the others 0)
         difference = estimates[i] - estimates[j]
         difference = np.where(np.abs(difference) <= 2.0 * pooled, 0.0, difference)
         pvalues, _ = kernels.max_t_pvalues(difference, null, exact, smallest, pooled)

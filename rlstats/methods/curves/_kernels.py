@@ -22,8 +22,8 @@ import warnings
 import numpy as np
 
 from ...resampling import fixed_dot
-from ...statistics import (floored_standard_errors, hall_inverse, monte_carlo_pvalue, shape_ratios, skewness_of_means,
-                           tie_tolerance)
+from ...statistics import (aggregate_tolerance, floored_standard_errors, hall_inverse, monte_carlo_pvalue, shape_ratios,
+                           skewness_of_means, spread_and_magnitude, tie_tolerance)
 
 #: Floor of a resample's standard error in the studentised bands, as a share of the resamples' standard deviation
 #: at the step, by statistic: chosen by simulation (issue 40; tests/reference/coverage_curves_bands.py) among floors
@@ -574,18 +574,32 @@ def percentile_bounds(replicates, estimate, level, df=None):
     return estimate[:, None] + ratio * (bounds - estimate[:, None])
 
 
-def step_tolerance(values):
+def step_tolerance(values, task_of=None, n_tasks=1, statistic=None):
     """(steps,) the distance within which a standard error at each step is no spread, from the step's scores
     ``values`` (rows: runs): the package's tie tolerance (:func:`rlstats.statistics.tie_tolerance`) of their range
     and largest ``|score|``, infinite where the scores all tie by it (or none is logged): resampled sums of tied scores
-    differ in their last bits by the units (1.7e-15 in tenths, 0 in integers) and a shift, and that is no spread."""
+    differ in their last bits by the units (1.7e-15 in tenths, 0 in integers) and a shift, and that is no spread.
+
+    With each run's task code ``task_of`` (of ``n_tasks``), each task's scores at their own scale: infinite where
+    every task's scores tie within their own tolerance, else the tasks' tolerances combined as the aggregate
+    ``statistic`` (its name) weighs the tasks (:func:`rlstats.statistics.aggregate_tolerance`), not the range pooled
+    over tasks (review s37 rv37a: a task at 1e9 made differences of 1.2e-4 to 2e-4 on the others ties)."""
+    if task_of is None:
+        task_of, n_tasks = np.zeros(values.shape[0], dtype=np.intp), 1
+    held = np.isfinite(values)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # steps without a value
-        high, low = np.nanmax(values, axis=0), np.nanmin(values, axis=0)
-        magnitude = np.nanmax(np.abs(values), axis=0)
-    spread = np.where(np.isfinite(high - low), high - low, 0.0)
-    tolerance = tie_tolerance(spread, np.where(np.isfinite(magnitude), magnitude, 0.0))
-    return np.where(spread > tolerance, tolerance, np.inf)
+        filled = np.where(held, values, np.nan)
+        high = np.stack([np.nanmax(filled[task_of == t], axis=0, initial=-np.inf) for t in range(n_tasks)])
+        low = np.stack([np.nanmin(filled[task_of == t], axis=0, initial=np.inf) for t in range(n_tasks)])
+    spread, magnitude = spread_and_magnitude(low, high)  # (tasks, steps): 0 and 0 where a task logs none
+    tolerance = tie_tolerance(spread, magnitude)
+    apart = (spread > tolerance).any(axis=0)
+    if n_tasks == 1:
+        combined = tolerance[0]
+    else:
+        combined = aggregate_tolerance(np.where(high >= low, tolerance, np.nan).T, statistic or "")
+    return np.where(apart, combined, np.inf)
 
 
 def _spread(se, values, tolerance=None):

@@ -30,9 +30,9 @@ from ...normalization import warn_raw_scales
 from ...options import (MAX_RESAMPLES, UNITS_SLIP, band_beyond_scores, check_bool, check_choice,
                        check_cost_options, check_fraction, check_resamples, is_finite_number)
 from ...resampling import check_rng, seed_sequence
-from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, block_ranges,
-                           difference_tolerance, floored_standard_errors, monte_carlo_se, near_ties, noise_free,
-                           run_expansion, spread_and_magnitude, welch_floor)
+from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, aggregate_tolerance,
+                           block_ranges, difference_tolerance, floored_standard_errors, monte_carlo_se, near_ties,
+                           noise_free, run_expansion, spread_and_magnitude, welch_floor)
 from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
@@ -972,6 +972,8 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
     # each agent's scores bound its resampled IQM or mean: a difference's end beyond them is t* blown up by
     # standard errors near 0, which the bootstrap-t cannot support (withheld: a clipped end is no confidence bound)
     low, high = block_ranges(design.y, design.agent, design.n_agents)
+    cell_low, cell_high = (v.reshape(design.n_tasks, design.n_agents) for v in block_ranges(
+        design.y, design.task * design.n_agents + design.agent, design.n_tasks * design.n_agents))
     rows, lost, reaches, close, covered = [], {}, options.alpha * (options.n_resamples + 1) >= 1, [], []
     # as the bootstrap's own studentised interval: each agent's standard error scaled by sqrt(c / (c - 1)) for its
     # fewest runs c in a task, and each resample's difference SE floored at a share of the resamples' spread
@@ -997,8 +999,11 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
         draw_se = floored_standard_errors(np.hypot(result.resampled_standard_errors[i, 0],
                                                    result.resampled_standard_errors[j, 0]),
                                           draws, STUDENTIZED_SE_FLOOR, axis=-1)
-        # the rounding of a difference of the two agents' aggregates, read of their own scores (audit s37 meta37)
-        tolerance = difference_tolerance(*spread_and_magnitude(min(low[i], low[j]), max(high[i], high[j])))
+        # the rounding of a difference of the two agents' aggregates, read of their own scores (audit s37 meta37),
+        # each task's at its own scale, combined as the aggregate weighs the tasks (review s37 rv37a: read of the
+        # scores pooled over tasks, a task at 1e9 made a difference of 1.3e-4 on the others a tie, p 1.0)
+        tolerance = aggregate_tolerance(difference_tolerance(*spread_and_magnitude(
+            np.fmin(cell_low[:, i], cell_low[:, j]), np.fmax(cell_high[:, i], cell_high[:, j]))), options.aggregate)
         test = kernels.bootstrap_t(delta, se, draws, draw_se, options.margin, options.alpha, options.alternative,
                                    options.higher_is_better, tolerance)
         resampled = test

@@ -31,7 +31,8 @@ from ...format import a_or_an, count, join_and, listed, names_shown, plural, sig
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
-from ...statistics import P_ADJUST, block_ranges, difference_tolerance, near_ties, noise_free
+from ...statistics import (P_ADJUST, block_ranges, difference_ties, difference_tolerance, near_ties, noise_free,
+                           spread_and_magnitude, tie_tolerance)
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import ADJUSTMENTS_SAID, MixedResult
@@ -330,8 +331,11 @@ def _run(design, options):
 
     level = options.confidence_level
     # estimates within the tie tolerance of the scores (their range, not only their largest |score|, so that a shift
-    # does not zero a difference: audit s20 ties20b) are the rounding of scores that cancel, shown as 0
-    scale = float(np.ptp(design.y)), float(np.max(np.abs(design.y)))
+    # does not zero a difference: audit s20 ties20b) are the rounding of scores that cancel, shown as 0; the range
+    # within a task, the largest task's, not that of every score (review s37 rv37a, fixa37: a task at 1e9 beside
+    # tasks at 1e-4 zeroed A - B's -1.3e-4, p 0.18 -> 1.0), as a fixed effect weighs tasks by the fit's weights
+    task_spread, task_magnitude = spread_and_magnitude(*block_ranges(design.y, design.task, design.n_tasks))
+    scale = float(task_spread.max()), float(task_magnitude.max())
     coefficients = _t_table(noise_free(fitted.beta, *scale), coef_var, coef_df)
     coefficients.insert(0, "term", ["(Intercept)"] + [f"{design.formula.groups}{a}" for a in design.agents[1:]])
     means = _t_table(noise_free(means_rows @ fitted.beta, *scale), mean_var, mean_df)
@@ -368,8 +372,10 @@ def _run(design, options):
     pairs = clip_columns(pairs, design.bounds, ("estimate", "conf_low", "conf_high"), "the pairwise differences",
                          "difference", notes)
     # the rounding of a difference of scores: residuals and predicted effects within it of one another tie in the QQ
-    # plots' ranks (audit s37 meta37: residuals tied in the data's units untied by the fit's rounding x 7.3)
-    tolerance = float(difference_tolerance(*scale))
+    # plots' ranks (audit s37 meta37: residuals tied in the data's units untied by the fit's rounding x 7.3), each
+    # task's of its own scores (review s37 rv37a: of the whole data's range, a task at 1e9 tied the others' residuals)
+    tolerance = difference_tolerance(task_spread, task_magnitude)
+    task_in_data_order = design.task[in_data_order]
     return MixedResult(
         method="Linear mixed model fit by REML (" + ("Satterthwaite's" if options.ddf == "satterthwaite"
                                                      else "Kenward-Roger's") + " degrees of freedom)",
@@ -383,21 +389,24 @@ def _run(design, options):
         coefficients=coefficients, vcov=vcov, emmeans=means, comparisons=pairs, omnibus_agents=compared,
         units=design.units, task_effects=u_task, fitted_values=fitted_values, residuals=residuals,
         cell_effects=u_cell if len(terms) == 2 else None,
-        residual_normal_scores=_normal_scores(residuals, tolerance),
-        task_normal_scores=_normal_scores(u_task, tolerance),
-        cell_normal_scores=_normal_scores(u_cell, tolerance) if len(terms) == 2 else None)
+        residual_normal_scores=_normal_scores(residuals, tolerance, task_in_data_order),
+        task_normal_scores=_normal_scores(u_task, tolerance[np.arange(design.n_tasks)]),
+        cell_normal_scores=_normal_scores(u_cell, tolerance[m.cell_task]) if len(terms) == 2 else None)
 
 
-def _normal_scores(values, tolerance=0.0):
+def _normal_scores(values, tolerance=None, task=None):
     """Normal quantiles at R's ``ppoints`` of each value's rank: the x of a normal QQ plot.  Tied values share the
     average of their ranks (R's ``rank(ties.method = "average")``; R's ``qqnorm`` itself breaks ties by position), so
-    the scores do not depend on the order of the data's rows; values within ``tolerance`` of one another
-    (:func:`rlstats.statistics.near_ties`' groups: the rounding of a difference of scores) tie, so that they do not
-    depend on the score's units either."""
+    the scores do not depend on the order of the data's rows; values that are one but for rounding tie, so that they
+    do not depend on the score's units either: with each value's ``task`` (residuals), those of a task within its
+    ``tolerance`` (tasks,) of one another (:func:`rlstats.statistics.near_ties`' groups: the rounding of a difference
+    of the task's scores); without, ``tolerance`` is each value's own (predicted effects, one a task or cell) and
+    :func:`rlstats.statistics.difference_ties` ties them."""
     from scipy import special, stats
 
-    if tolerance > 0 and values.size > 1:
-        values = near_ties(values, np.zeros(values.size, dtype=np.intp), np.array([tolerance]))[0]
+    if tolerance is not None and values.size > 1:
+        values = (near_ties(values, task, tolerance)[0] if task is not None
+                  else difference_ties(values, tolerance))
     n = values.size
     a = 3 / 8 if n <= 10 else 1 / 2
     # numpy's quicksort argsort is several times faster than rankdata (10^6 residuals: 0.05 s against 0.2 s);
@@ -778,13 +787,18 @@ def _run_sds(design):
     cells' means over the cells' runs less one; NaN where none of its cells has two runs) and the df of its pooled
     variance where each task's runs have their own variance, estimated by the task's cells pooled over agents
     (Satterthwaite's: (sum_t d_t v_t) ** 2 / sum_t d_t v_t ** 2, d_t the agent's runs less one in task t; its
-    cells' runs less one, summed, where the tasks' variances are alike)."""
+    cells' runs less one, summed, where the tasks' variances are alike). The runs of a task within its tie tolerance
+    of one another are one (:func:`rlstats.statistics.near_ties`): an agent whose runs differ in a cell only by
+    rounding (0.3 and 0.1 + 0.2) has SD 0 (review s37 rv37a)."""
     n_cells = design.n_tasks * design.n_agents
     cell = design.task * design.n_agents + design.agent
+    y = near_ties(design.y, design.task)[0]
     counts = np.bincount(cell, minlength=n_cells).astype(float)
+    low, high = block_ranges(y, cell, n_cells)
+    varies = (high > low).reshape(design.n_tasks, design.n_agents).any(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.bincount(cell, design.y, minlength=n_cells) / counts
-        cell_squares = np.bincount(cell, (design.y - means[cell]) ** 2, minlength=n_cells).reshape(
+        means = np.bincount(cell, y, minlength=n_cells) / counts
+        cell_squares = np.bincount(cell, (y - means[cell]) ** 2, minlength=n_cells).reshape(
             design.n_tasks, design.n_agents)
         cell_df = np.fmax(counts - 1, 0).reshape(design.n_tasks, design.n_agents)
         task_variance = np.nan_to_num(cell_squares.sum(axis=1) / cell_df.sum(axis=1))
@@ -792,6 +806,7 @@ def _run_sds(design):
         weighted = cell_df * task_variance[:, None]
         df = weighted.sum(axis=0) ** 2 / (weighted * task_variance[:, None]).sum(axis=0)
         sd = np.sqrt(cell_squares.sum(axis=0) / cell_df.sum(axis=0))
+        sd = np.where(varies | np.isnan(sd), sd, 0.0)
     return sd, df
 
 
@@ -822,20 +837,42 @@ def spread_levene(y, task, agent, n_tasks, n_agents, use=None, drop_middle=True)
     and on the 1/1/1/4 spreads at 5 tasks x 3 skewed runs in 64%, against 76% with one dropped). Each task's deviations
     over their mean, so that a task's units and spread weigh nothing (a task whose deviations are all 0 is left
     out); then the F of the agents in the additive two-way analysis of variance of the deviations on task and agent
-    (the agents' sums of squares adjusted for the tasks, intra-block: ``pinv`` of the agents' information matrix,
-    its rank their df; the residual df the deviations less the tasks less that rank). ``use`` (..., agents) False
+    (the agents' sums of squares adjusted for the tasks, intra-block: the pseudo-inverse of the agents' information
+    matrix at its rank, their df, which is the design's: :func:`_information_rank`; the residual df the deviations
+    less the tasks less that rank). Runs of a task within its tie tolerance of one another are one before the
+    medians (:func:`rlstats.statistics.near_ties`' rule, each group its smallest) and a deviation within the rounding
+    of a difference of the task's scores is 0, so that rounding is no spread in any units (review s37 rv37a). ``use`` (..., agents) False
     leaves an agent out (those :func:`_sd_ratio` leaves out, whose runs do not vary). With one task and
     ``drop_middle=False`` it is ``scipy.stats.levene(center="median")`` (dividing by the one task's mean is a common
     factor, which F does not see)."""
     from scipy import stats
 
     y = np.asarray(y, dtype=float)
-    cell = np.asarray(task, dtype=np.intp) * n_agents + np.asarray(agent, dtype=np.intp)
+    task = np.asarray(task, dtype=np.intp)
+    cell = task * n_agents + np.asarray(agent, dtype=np.intp)
     n_cells = n_tasks * n_agents
-    # each row's runs in cell order, ascending within a cell (sort by value, then stably by cell)
+    # each row's runs in task order, ascending within a task (sort by value, then stably by task), with the scores of
+    # a task within its tie tolerance of one another made one (statistics.near_ties' rule, each group its smallest:
+    # review s37 rv37a, runs of 0.3 and 0.1 + 0.2 spread a task of rounding over deviations of mean 1)
     by_y = np.argsort(y, axis=-1)
-    by_cell = np.argsort(cell[by_y], axis=-1, kind="stable")
-    v = np.take_along_axis(np.take_along_axis(y, by_y, axis=-1), by_cell, axis=-1)
+    by_task = np.take_along_axis(by_y, np.argsort(task[by_y], axis=-1, kind="stable"), axis=-1)
+    v = np.take_along_axis(y, by_task, axis=-1)
+    task_counts = np.bincount(task, minlength=n_tasks)
+    task_start = (np.cumsum(task_counts) - task_counts)[task_counts > 0]
+    low, high = np.minimum.reduceat(v, task_start, axis=-1), np.maximum.reduceat(v, task_start, axis=-1)
+    tolerance, deviation_tolerance = np.zeros((2,) + y.shape[:-1] + (n_tasks,))
+    scale = spread_and_magnitude(low, high)
+    tolerance[..., task_counts > 0], deviation_tolerance[..., task_counts > 0] = (tie_tolerance(*scale),
+                                                                                  difference_tolerance(*scale))
+    of_sorted_task = np.repeat(np.arange(n_tasks), task_counts)
+    first = np.zeros(v.shape, dtype=bool)
+    first[..., task_start] = True
+    first[..., 1:] |= ~(np.diff(v, axis=-1) <= tolerance[..., of_sorted_task[1:]])
+    leader = np.maximum.accumulate(np.where(first, np.arange(v.shape[-1]), 0), axis=-1)
+    v = np.take_along_axis(v, leader, axis=-1)  # still ascending within each task
+    # then in cell order, ascending within a cell (the cells are task-major: stably by cell)
+    by_cell = np.argsort(cell[by_task], axis=-1, kind="stable")
+    v = np.take_along_axis(v, by_cell, axis=-1)
     counts = np.bincount(cell, minlength=n_cells)
     where = np.repeat(np.arange(n_cells), counts)  # the cell of each sorted position
     start = np.cumsum(counts) - counts
@@ -844,6 +881,8 @@ def spread_levene(y, task, agent, n_tasks, n_agents, use=None, drop_middle=True)
     median = np.zeros(y.shape[:-1] + (n_cells,))
     median[..., held] = (v[..., lower] + v[..., upper]) / 2
     z = np.abs(v - median[..., where])
+    # a deviation within the rounding of a difference of the task's scores is none (a task of such is constant)
+    z = np.where(z <= deviation_tolerance[..., where // n_agents], 0.0, z)
     weight = np.ones(y.shape, dtype=float)
     if drop_middle:  # one deviation a cell: the median's own 0 (odd runs) or the second of the two equal middle ones
         weight[..., upper] = 0.0
@@ -868,14 +907,36 @@ def spread_levene(y, task, agent, n_tasks, n_agents, use=None, drop_middle=True)
     information = (n_ta.sum(axis=-2)[..., :, None] * np.eye(n_agents)
                    - np.einsum("...ta,...tb,...t->...ab", n_ta, n_ta, inverse_n))
     adjusted = (s_ta - n_ta * z_t[..., None]).sum(axis=-2)
-    effects = np.einsum("...ab,...b->...a", np.linalg.pinv(information, hermitian=True), adjusted)
+    # the information matrix's rank is the design's, read off its graph exactly: the agents with deviations less the
+    # connected sets they form through shared tasks; its pseudo-inverse keeps that many eigenvalues, the largest.
+    # Not a cutoff on the eigenvalues: cancellation in diag(n_a) - sum_t n n' / n_t leaves a null one at ~7e-16,
+    # which matrix_rank's cutoff counted and pinv's did not (review s37 rv37a: df1 2 for 2 agents, F 0.110 against
+    # least squares' df1 1, F 0.248)
+    df1 = _information_rank(n_ta > 0).astype(float)
+    values, vectors = np.linalg.eigh(information)
+    kept = np.arange(n_agents) >= n_agents - df1[..., None]  # eigh's values ascend
+    inverse_values = np.where(kept, 1 / np.where(kept, values, 1.0), 0.0)
+    effects = np.einsum("...ab,...b,...cb,...c->...a", vectors, inverse_values, vectors, adjusted)
     between = np.einsum("...a,...a->...", adjusted, effects)
-    df1 = np.linalg.matrix_rank(information, hermitian=True).astype(float)
     residual = (weight * (z - z_t[..., of_task]) ** 2).sum(axis=-1) - between
     df2 = weight.sum(axis=-1) - live.sum(axis=-1) - df1
     with np.errstate(invalid="ignore", divide="ignore"):
         f = np.where((df1 > 0) & (df2 > 0), (between / df1) / (np.fmax(residual, 0.0) / df2), np.nan)
     return f, df1, df2, stats.f.sf(f, df1, df2)
+
+
+def _information_rank(cells):
+    """The rank of the agents' information matrix of an additive two-way design whose ``cells`` (..., tasks, agents)
+    hold data: the agents in some cell less the connected sets they form (two agents joined by a task holding both),
+    in integers (boolean reachability squared until it covers every path), so no rounding decides it."""
+    held = cells.astype(np.int64)
+    reach = np.einsum("...ta,...tb->...ab", held, held) > 0  # agents sharing a task; an agent with data reaches itself
+    for _ in range(max(int(cells.shape[-1]) - 1, 1).bit_length()):
+        reach = np.einsum("...ab,...bc->...ac", reach.astype(np.int64), reach.astype(np.int64)) > 0
+    size = reach.sum(axis=-1)
+    present = size > 0
+    components = np.where(present, 1 / np.where(present, size, 1), 0.0).sum(axis=-1)
+    return present.sum(axis=-1) - np.rint(components).astype(np.int64)
 
 
 def run_spread_test(design):

@@ -770,7 +770,11 @@ def _never_met_notes(design, pairs, n_shared, control=None):
     graph = design.graph
     untested = n_shared == 0
     names = [(design.agents[u], design.agents[v]) for u, v in zip(pairs[0][untested], pairs[1][untested])]
-    outside = [] if names else graph.never_met()  # never-met pairs the family leaves out, said only if none is in it
+    # never-met pairs the family leaves out, said beside those in it (review s37 rv37a: with control C, C never
+    # meeting A and B never meeting D, the note named A-C alone)
+    every = graph.never_met()
+    in_family = {frozenset(pair) for pair in names}
+    outside = [pair for pair in every if frozenset(pair) not in in_family]
     if not names and not outside:
         return []
     met = graph.met().sum(axis=1) - 1  # the other agents each one shares a task with
@@ -784,6 +788,11 @@ def _never_met_notes(design, pairs, n_shared, control=None):
                   f"{join_and((said[j] for j in apart[3:]), limit=10)}")
     rank_taken = ("a mean rank is taken within each task among the agents that ran there, so it places an agent "
                   f"among the agents it met only ({among})")
+    if outside and names:
+        return [f"{graph.never_met_phrase(names + outside)}: {graph.pairs_phrase(names)} "
+                f"{'is' if len(names) == 1 else 'are'} not compared post hoc and no critical-difference bar joins "
+                f"{'it' if len(names) == 1 else 'them'}, the post hoc against the control {control} leaves "
+                f"{graph.pairs_phrase(outside)} out, and {rank_taken}"]
     if outside:
         return [f"{graph.never_met_phrase(outside)}: the post hoc against the control {control} leaves "
                 f"{'it' if len(outside) == 1 else 'them'} out, and {rank_taken}"]

@@ -1331,10 +1331,14 @@ def _kurtosis_note(kurtosis, n_sweeps):
     ``kurtosis`` holds the sweeps whose band was printed, of ``n_sweeps`` analysed: where some band was withheld the
     count says it is of the sweeps with a band (audit s30 design30: "above 0 in 5 of 12 sweeps" of 18 sweeps)."""
     heavy = [(agent, task, kappa) for agent, task, kappa in kurtosis if kappa > 0]
-    # the first sweep of those printing the largest value: sweeps whose kurtosis ties but for rounding are one value
-    # (audit s37 meta37: two sweeps of 2.24 named one or the other as the score's units rounded them)
-    top = f"{max(h[2] for h in heavy):.3g}"
-    agent, task, kappa = next(h for h in heavy if f"{h[2]:.3g}" == top)
+    # the first sweep of those within the package's tie tolerance of the largest: sweeps whose kurtosis ties but for
+    # rounding are one value (audit s37 meta37: two sweeps of 2.24 named one or the other as the score's units rounded
+    # them), by the tie rule, not by their printed digits (review s37 rv37a: 2.245 - 4e-16 and 2.245 + 4e-16 print
+    # 2.24 and 2.25, and the units chose the sweep; 2.241 and 2.244, apart, both print 2.24 and named the first)
+    values = np.array([k for _, _, k in kurtosis])
+    largest = float(values.max())
+    tolerance = float(tie_tolerance(np.ptp(values), abs(largest)))
+    agent, task, kappa = next(h for h in heavy if h[2] >= largest - tolerance)
     what = "the configurations' mean k4 / k2^2, floored at 0"
     banded = len(kurtosis) < n_sweeps
     of = (f"the {len(kurtosis)} sweeps with a band" if banded else fmt.count(len(kurtosis), 'sweep'))
