@@ -144,7 +144,7 @@ def _check_metrics(metrics):
                               + (f" for metric {name!r}" if isinstance(metrics, Mapping) else ""))
         if not isinstance(name, str):
             raise OptionError(f"metric names must be strings, got {name!r}")
-        if spec not in kernels.BUILTIN_METRICS:
+        if isinstance(spec, str) and spec not in kernels.BUILTIN_METRICS:
             # 'IQM' as rliable's papers write it: the built-in name said (new-user trial s37)
             raise OptionError(f"metric {spec!r} is not one of the built-in metrics "
                               f"{', '.join(map(repr, kernels.BUILTIN_METRICS))} and is not a function"
