@@ -30,7 +30,7 @@ from .format import count, join_and, name_list, names_shown, natural_key, plural
 from .errors import (DesignError, OptionError, RlstatsError, agent_named, called_as, entry as called_entry,
                      rows_named, shell_word, shown)
 from .formula import capture_environment
-from .interop import TABLE, as_pandas, frame_library
+from .interop import TABLE, as_pandas, column_names, frame_library
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice, keywords_checked
@@ -625,8 +625,7 @@ def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
     else:
         provenance = provenance_of(data) if isinstance(data, pd.DataFrame) else None
         notes = () if provenance is None else provenance.notes
-        named = getattr(data, "column_names", None) if not isinstance(data, pd.DataFrame) else None
-        columns = list(data.columns if named is None and hasattr(data, "columns") else named or ())
+        columns = column_names(data) or []
     summaries = [s for s in map(_summary_of, notes) if s is not None]  # (spec, is a time)
     times = [spec for spec, is_time in summaries if is_time]
     # a note naming a column the data no longer hold (renamed, dropped) says nothing of them: lost (audit s33 review)

@@ -241,21 +241,30 @@ def level_digits(values: object, digits: int = DIGITS) -> int:
 
 
 def digits_beside(value: SupportsFloat, spread: SupportsFloat, digits: int = DIGITS) -> int:
-    """Significant digits of ``value`` printed beside its ``spread`` (a mean ± its runs' SD): ``digits``, less one for
-    each power of ten ``value`` lies below ``spread``, at least 1, so that it is written to the decimal places a value
-    of its spread's size is at ``digits``, never finer than the spread resolves (new-user trial s37: a task table's
-    mean of -8.02e-07 beside an SD of 0.0019 read "-0.000000802 ± 0.0019"; the mirror of :func:`level_digits`, which
-    widens a mean far above its spread). ``digits`` where either is 0 or not finite.
+    """Significant digits of ``value`` printed beside its ``spread`` (a mean ± its runs' SD): ``digits`` where
+    ``value`` is at least its spread, else ``digits`` less one for each power of ten (rounded up) in the unit-free
+    ratio spread / |value|, at least 1. The count depends on that ratio alone, so it is the same in any unit of the
+    score (review s37: scores x1, x2, x5, x10 read "0.061 ± 0.12", "0.122 ± 0.24", "0.306 ± 0.6", "0.61 ± 1.2"), and
+    ``value`` is never written to a decimal place finer than a number of its spread's size at ``digits`` (new-user
+    trial s37: a task table's mean of -8.02e-07 beside an SD of 0.0019 read "-0.000000802 ± 0.0019"), except that
+    it keeps one significant digit where it lies more than ``10 ** (digits - 1)`` times below its spread
+    ("-0.0000008 ± 0.0019"). The mirror of :func:`level_digits`, which widens a mean far above its spread.
+    ``digits`` where either is 0 or not finite.
 
     >>> digits_beside(-8.02e-07, 0.0019, 3), digits_beside(0.0587, 0.32, 3), digits_beside(0.0668, 0.056, 3)
     (1, 2, 3)
+    >>> digits_beside(0.0612, 0.12, 3), digits_beside(0.612, 1.2, 3), digits_beside(0.012345678, 1.0, 3)
+    (2, 2, 1)
     >>> digits_beside(1000047, 9.4, 8), digits_beside(0.001, 0.0, 3)
     (8, 3)
     """
     value, spread = abs(float(value)), abs(float(spread))
-    if not (math.isfinite(value) and math.isfinite(spread)) or value == 0 or spread == 0:
+    if not (math.isfinite(value) and math.isfinite(spread)) or value == 0 or spread == 0 or spread <= value:
         return digits
-    below = math.floor(math.log10(spread)) - math.floor(math.log10(value))
+    # rounded up: the decimal places of ``value`` stop no finer than a number of the spread's size at ``digits``
+    # (floor(log10 v) + ceil(log10 r) >= floor(log10 spread)); less 1e-9 that a ratio of exactly 10 ** k computed
+    # through the doubles of a rescaled score (0.9999999999 x 100) counts k, not k + 1
+    below = math.ceil(math.log10(spread / value) - 1e-9)
     return max(1, digits - max(0, below))
 
 

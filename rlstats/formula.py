@@ -37,6 +37,7 @@ import patsy
 from .conditions import ast_depth
 from .errors import DesignError, FormulaError, OptionError, close_names, index_level_hint, rows_named, shown
 from .format import count, singular
+from .interop import column_names
 from .options import check_choice, keywords_checked
 
 __all__ = ["Formula", "Response", "parse", "check_columns", "evaluate_response"]
@@ -791,8 +792,7 @@ def parse_against(formula: str | Formula, data: object) -> Formula:
         return parse(formula)
     except FormulaError as error:
         found = getattr(error, "keyword_name", None)
-        columns = getattr(data, "columns", None)
-        columns = getattr(data, "column_names", None) if columns is None else columns  # a pyarrow Table
+        columns = column_names(data)  # a pyarrow Table's .columns are its arrays, not their names
         if found is None or columns is None or found[1] in set(columns):
             raise
         role, name, start, end = found

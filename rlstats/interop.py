@@ -30,6 +30,23 @@ def frame_library(data: Any) -> str | None:
     return root if root in ("polars", "pyarrow") else None
 
 
+def column_names(data: Any) -> list | None:
+    """The column names of a table (a pandas or polars DataFrame, a pyarrow Table or RecordBatch), else None; a
+    pyarrow table's ``columns`` are its column arrays, so its names are read from its schema (review s37: a name
+    looked up among the arrays raised "unhashable type: 'pyarrow.lib.ChunkedArray'")."""
+    library = frame_library(data)
+    if library == "pyarrow":
+        schema = getattr(data, "schema", None)  # RecordBatch of pyarrow 12 has no column_names (s32)
+        return list(schema.names) if schema is not None and hasattr(schema, "names") else None
+    columns = getattr(data, "columns", None)
+    if columns is None or callable(columns) or isinstance(columns, (str, bytes)):
+        return None
+    try:
+        return list(columns)
+    except TypeError:
+        return None
+
+
 def as_pandas(data: Any) -> Any:
     """``data`` as a pandas DataFrame when it is a polars DataFrame or a pyarrow Table/RecordBatch, else unchanged
     (a pandas frame flagged ``allows_duplicate_labels=False`` comes back without the flag, the caller's untouched).

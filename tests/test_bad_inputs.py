@@ -573,6 +573,15 @@ OWN_OPTIONS = [
     ("bootstrap", "metrics", "trimmed", OptionError, "metric 'trimmed' is not one of the built-in metrics"),
     ("bootstrap", "metrics", -1, OptionError, "metrics must be a metric name, a function, or a list"),
     ("bootstrap", "metrics", [], OptionError, "metrics is empty"),
+    # review s37 (fixc37): a frame among the metrics raised a bare "TypeError: unhashable type: 'DataFrame'"
+    ("bootstrap", "metrics", {"x": pd.DataFrame({"a": [1.0]})}, OptionError,
+     "metrics= takes metric names ('iqm', 'mean', 'median', 'optimality_gap') or functions, as a list or a dict "
+     "{name: metric}; got a DataFrame of shape (1, 1) for metric 'x'"),
+    ("bootstrap", "metrics", [3.5], OptionError, "metrics= takes metric names ('iqm', 'mean', 'median', "
+     "'optimality_gap') or functions, as a list or a dict {name: metric}; got 3.5"),
+    ("bootstrap", "metrics", pd.DataFrame({"iqm": [1.0]}), OptionError,
+     "metrics must be a metric name, a function, or a list or dict of them, e.g. metrics=['iqm', 'mean'], got a "
+     "DataFrame of shape (1, 1)"),
     ("bootstrap", "metrics", ["iqm", "iqm"], OptionError, "metric name ['iqm'] appears more than once"),
     ("bootstrap", "interval", "studentised", OptionError, "interval='studentised' is not one of the allowed values"),
     ("bootstrap", "task_bootstrap", "yes", OptionError, "task_bootstrap must be True or False"),

@@ -204,7 +204,7 @@ def _seeds_is_powers(seeds):
     way = (f"min_seeds={min(counts)}, max_seeds={max(counts)}"
            if counts and all(isinstance(c, int) and not isinstance(c, bool) for c in counts)
            else "min_seeds=3, max_seeds=20")
-    raise OptionError(f"seeds={seeds!r} is power()'s list of seed counts; sample_size() searches the number of seeds "
+    raise OptionError(f"seeds={echoed(seeds)} is power()'s list of seed counts; sample_size() searches the number of seeds "
                       f"itself: give the range to search, e.g. {way} (or call power(..., seeds=...) for those counts)")
 
 
@@ -213,7 +213,8 @@ def _check_one_option(method, name, value, caller="power()"):
     spelling names its name here, the method's or ``caller``'s own (``seed=``: ``rng=``; audit s23 review23c)."""
     answered = _answered(name, caller)
     if answered is not None and name not in _accepted_options(method):  # pwr's unknown; a pilot given as data=
-        raise OptionError(answered.format(given=name, value=echoed(value), caller=caller))
+        again = echoed(value) if isinstance(value, (numbers.Number, str)) else {"power()": "p"}.get(caller, "n")
+        raise OptionError(answered.format(given=name, value=echoed(value), caller=caller, again=again))
     if name in _RESERVED:
         raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
     if name in _PILOT_FIRST:  # audit s17: it reached the method with a Design ("normalise before building the Design")
@@ -234,12 +235,13 @@ def _check_one_option(method, name, value, caller="power()"):
 #: sample_size() the seeds for a given power: given the other's unknown, the call that answers it (new-user trial s33).
 #: Keyed by the option of the other function that another package's name means (options.HABITS, the one home of
 #: those names: pwr's power= is target_power=, its n= seeds=; audit s34), or by the name itself (data=, compare()'s)
+#: {again} is the value given where it is one number, else a letter (review s37: a frame said thrice by its shape)
 _ANSWERED = {("target_power", "power()"): "{given}={value}: power() estimates the power at the seeds given; for the "
-                                          "fewest seeds that reach a power of {value}, call sample_size(..., "
-                                          "target_power={value})",
+                                          "fewest seeds that reach a power of {again}, call sample_size(..., "
+                                          "target_power={again})",
              ("seeds", "sample_size()"): "{given}={value}: sample_size() searches the number of seeds itself "
-                                         "(between min_seeds= and max_seeds=); for the power at {value} seeds, call "
-                                         "power(..., seeds={value})",
+                                         "(between min_seeds= and max_seeds=); for the power at {again} seeds, call "
+                                         "power(..., seeds={again})",
              # a pilot is taken, as design= (new-user trial s33: "cannot be given" read as no pilot at all)
              **{("data", caller): "data= is not taken by {caller}, which draws its own data sets: give a pilot of "
                                   "real runs as design= with its formula= (its runs are resampled), or the sizes to "

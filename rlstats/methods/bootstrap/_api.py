@@ -124,23 +124,27 @@ def _check_metrics(metrics):
     """(names, specs): each spec is a built-in metric name or a callable."""
     if isinstance(metrics, str) or callable(metrics):
         metrics = (metrics,)
-    if not isinstance(metrics, Iterable):
+    if not isinstance(metrics, Iterable) or hasattr(metrics, "columns") or hasattr(metrics, "shape"):
+        # a frame or an array is iterable (its column names, its rows): said as what it is, not read as names
         raise OptionError(f"metrics must be a metric name, a function, or a list or dict of them, e.g. "
-                          f"metrics=['iqm', 'mean'], got {metrics!r}")
+                          f"metrics=['iqm', 'mean'], got {shown(metrics)}")
     # at most MAX_METRICS + 1 taken, so that a huge (or endless) iterable is refused without being listed
     listed = list(itertools.islice(metrics.items() if isinstance(metrics, Mapping) else metrics, MAX_METRICS + 1))
     if len(listed) > MAX_METRICS:
         raise OptionError(f"metrics has more than {MAX_METRICS:,} entries, the most rlstats takes (each keeps "
                           "n_resamples values per agent); pass the metrics you report, each once")
-    items = listed if isinstance(metrics, Mapping) else [(m if isinstance(m, str) else _metric_name(m), m)
-                                                         for m in listed]
+    items = listed if isinstance(metrics, Mapping) else [(_metric_name(m) if callable(m) else m, m) for m in listed]
     if not items:
         raise OptionError(f"metrics is empty; name at least one of {', '.join(map(repr, DEFAULT_METRICS))} "
                           "or pass a function")
     for name, spec in items:
+        if not (callable(spec) or isinstance(spec, str)):  # a frame is unhashable: 'in' raised a bare TypeError
+            raise OptionError(f"metrics= takes metric names ({', '.join(map(repr, kernels.BUILTIN_METRICS))}) or "
+                              f"functions, as a list or a dict {{name: metric}}; got {shown(spec)}"
+                              + (f" for metric {name!r}" if isinstance(metrics, Mapping) else ""))
         if not isinstance(name, str):
             raise OptionError(f"metric names must be strings, got {name!r}")
-        if not (callable(spec) or spec in kernels.BUILTIN_METRICS):
+        if isinstance(spec, str) and spec not in kernels.BUILTIN_METRICS:
             # 'IQM' as rliable's papers write it: the built-in name said (new-user trial s37)
             raise OptionError(f"metric {spec!r} is not one of the built-in metrics "
                               f"{', '.join(map(repr, kernels.BUILTIN_METRICS))} and is not a function"

@@ -29,10 +29,10 @@ def cost(shape: Shape, options: Any) -> Work:
     """PBP intervals (the default, and ``"pbp_t"``) do not resample.  When each agent's payoff intervals all overlap
     (every design measured, up to 100 runs a cell) the robust game costs about agents^3 x tasks: 2 n_A bound
     problems of n_A^2 n_E joint strategies each, solved without dense blocks (issue 43 item 1): 3e-5 s a unit since
-    round s37-pbp of benchmarks/README.md (policy iteration started from value iteration: 3-8 rounds, not 12-18;
-    8e-5 before), measured / estimated 0.58-0.72 at 20 x 20, 10 x 100 and 20 x 100 x 10 and 0.66-1.11 on
-    cost_calibration's designs; runs enter only the payoff bounds, linearly, but change the game.  Separated
-    intervals (thousands of runs) take the dense blocks, which cost more.
+    round s37-pbp of benchmarks/README.md (policy iteration started from value iteration: 3-8 rounds a bound problem,
+    11-18 before; 8e-5 s a unit before), measured / estimated 0.58-0.72 at 20 x 20, 10 x 100 and 20 x 100 x 10 (1.5 at
+    10 x 20 in a fresh process) and 0.58-0.91 on cost_calibration's designs; runs enter only the payoff bounds,
+    linearly, but change the game.  Separated intervals (thousands of runs) take the dense blocks, which cost more.
     ``interval="bootstrap"`` places every run against the other agents in each resample (1.3e-7 s a value, round s11
     of benchmarks/README.md: 0.8-1.6e-7 measured; 2.8e-7 before, 2-3.5x over)."""
     if options.interval == "bootstrap":

@@ -246,19 +246,22 @@ class TaskTableResult(Result):
         for t in range(n_tasks):
             present = ~np.isnan(self.estimates[t])
             # means on the score's scale read apart at any shift of it, to the runs' spread (audit s35 digits35:
-            # 1000047 ± 9.4 read "1000000 ± 9.4"): as many digits as fmt.level_digits gives the task's means and
-            # means + SD, a row each agent's (audit s36 digits36: 50000.047 ± 0.0094 read "50000 ± 0.0094"), the same
-            # as digits where those read apart below 1e5
-            wide = fmt.level_digits(np.column_stack([self.estimates[t], self.estimates[t] + self.std_dev[t]]), digits)
+            # 1000047 ± 9.4 read "1000000 ± 9.4"): as many digits as fmt.level_digits gives the cell's mean and
+            # mean + SD (audit s36 digits36: 50000.047 ± 0.0094 read "50000 ± 0.0094"), the same as digits where
+            # those read apart below 1e5; a cell's own, not its row's (review s37: 0.012345678 ± 1 beside 100000 ±
+            # 0.001 read "0.012345678 ± 1"); a cell with no spread (one run, or SD 0) reads apart from its row's means
+            row = fmt.level_digits(np.column_stack([self.estimates[t], self.estimates[t] + self.std_dev[t]]), digits)
             for a in np.flatnonzero(present):
+                mean, sd = self.estimates[t, a], self.std_dev[t, a]
+                # a mean below its SD: to the decimals its SD resolves (fmt.digits_beside; new-user trial s37:
+                # "-0.000000802 ± 0.0019", now "-0.0000008"); above it, widened where it reads as mean + SD
+                own = digits if np.isfinite(sd) and sd >= abs(mean) > 0 else \
+                    fmt.level_digits([[mean, mean + sd]], digits) if np.isfinite(sd) and sd > 0 else row
                 # the best's mean reads apart from every other agent's (bold 12.121 beside 12.074 both read "12.1":
                 # audit s22): a bold cell against the others, the others against the bold ones
                 rivals = self.estimates[t, present & (bold_cells[t] != bold_cells[t, a])]
-                # to the decimals its SD resolves (new-user trial s37: "-0.000000802 ± 0.0019", now "-0.0000008")
-                means[t][a] = fmt.signif_apart(self.estimates[t, a],
-                                               fmt.digits_beside(self.estimates[t, a], self.std_dev[t, a], wide),
-                                               rivals)
-                means[t][a] = fmt.as_fixed(means[t][a], self.estimates[t, a]) if wide > digits else means[t][a]
+                means[t][a] = fmt.signif_apart(mean, fmt.digits_beside(mean, sd, own), rivals)
+                means[t][a] = fmt.as_fixed(means[t][a], mean) if own > digits else means[t][a]
                 if np.isfinite(self.std_dev[t, a]):
                     spreads[t][a] = fmt.signif(self.std_dev[t, a], 2)
         # an agent's column in one notation: fixed where any of its numbers is, and a number written out where that
