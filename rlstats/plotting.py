@@ -119,6 +119,25 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
 _DOLLAR = re.compile(r"(?<!\\)\$")
 
 
+def root_figure(figure: Any) -> Any:
+    """The Figure that ``figure`` (a Figure or a matplotlib SubFigure, nested or not) is drawn in: the one with a size,
+    a layout engine and a canvas to draw (``SubFigure.figure`` is it on every matplotlib from the oldest we allow,
+    3.7; fixb37: fitting at draw ran the layout on a SubFigure, which has no size, and every draw failed)."""
+    while not hasattr(figure, "get_size_inches"):
+        figure = figure.figure
+    return figure
+
+
+def figure_inches(figure: Any) -> tuple[float, float]:
+    """The width and height, inches, of ``figure`` as drawn: of a SubFigure its own part of its root figure, where its
+    texts must fit (the size that counts for a plot drawn on it, :func:`root_figure`)."""
+    if hasattr(figure, "get_size_inches"):
+        width, height = figure.get_size_inches()
+        return float(width), float(height)
+    dpi = root_figure(figure).dpi
+    return float(figure.bbox.width / dpi), float(figure.bbox.height / dpi)
+
+
 def _figures(drawn: Any) -> list[Any]:
     """The figures of an Axes, a Figure or a (nested) sequence of Axes."""
     if drawn is None:
@@ -343,7 +362,7 @@ def break_to_width(text: Any, figure: Any, share: float) -> None:
     its words as written where it was broken or set smaller before (:func:`_as_written`)."""
     written = _as_written(text)
     renderer = figure.canvas.get_renderer()
-    room = share * figure.get_figwidth() * figure.dpi
+    room = share * figure_inches(figure)[0] * root_figure(figure).dpi
     _break_text(text, lambda: max(0.0, 1.0 - room / max(text.get_window_extent(renderer).width, 1.0)), 0.9)
     _keep_written(text, written)
 
@@ -479,14 +498,20 @@ def _past_along(figure: Any, text: Any, renderer: Any, margin: float = 0.0) -> f
     text's direction: up the side for a vertical text, across for the others."""
     box = text.get_window_extent(renderer)
     vertical = abs(text.get_rotation() % 180 - 90) < 45
-    low, high, edge = (box.y0, box.y1, figure.bbox.height) if vertical else (box.x0, box.x1, figure.bbox.width)
+    # a SubFigure's own box, where it sits in its root figure's pixels (fixb37: measured from the root's corner, the
+    # right subfigure's x label was past a width half the root's and set 40% smaller)
+    bounds = figure.bbox
+    low, high, start, edge = ((box.y0, box.y1, bounds.y0, bounds.height) if vertical
+                              else (box.x0, box.x1, bounds.x0, bounds.width))
+    low, high = low - start, high - start
     return max(margin * edge - low, high - edge * (1.0 - margin), 0.0) / max(high - low, 1.0)
 
 
 def _past_edges(figure: Any, box: Any) -> tuple[float, float, float, float]:
-    """Pixels ``box`` reaches past each edge of ``figure``: left, bottom, right, top."""
-    return (max(0.0, -box.x0), max(0.0, -box.y0), max(0.0, box.x1 - figure.bbox.width),
-            max(0.0, box.y1 - figure.bbox.height))
+    """Pixels ``box`` reaches past each edge of ``figure`` (a SubFigure's own box): left, bottom, right, top."""
+    bounds = figure.bbox
+    return (max(0.0, bounds.x0 - box.x0), max(0.0, bounds.y0 - box.y0), max(0.0, box.x1 - bounds.x1),
+            max(0.0, box.y1 - bounds.y1))
 
 
 def _fit_unlaid(figure: Any, texts: list[Any], written: Mapping[Any, tuple[str, float]], renderer: Any) -> None:
@@ -560,7 +585,8 @@ def _fit_drawn(figure: Any, texts: Mapping[Any, str], renderer: Any) -> None:
 
     ours = [text for text, words in texts.items() if text.figure is figure and text.get_visible()
             and (text.get_text() == words or (text in _WRITTEN and _state(text) == _WRITTEN[text].left))]
-    engine = figure.get_layout_engine()
+    root = root_figure(figure)  # a SubFigure's root has the layout engine, which lays out the whole figure
+    engine = root.get_layout_engine()
     # as written: as fitting recorded it where the text is as fitting left it, else as it is (written anew since)
     written = {text: (_WRITTEN[text].words, _WRITTEN[text].size)
                if text in _WRITTEN and _state(text) == _WRITTEN[text].left else _state(text) for text in ours}
@@ -572,7 +598,7 @@ def _fit_drawn(figure: Any, texts: Mapping[Any, str], renderer: Any) -> None:
             return
         with warnings.catch_warnings():  # a layout that collapses says so at the caller's draw, as it would have
             warnings.simplefilter("ignore")
-            engine.execute(figure)
+            engine.execute(root)
 
 
 @functools.cache
@@ -1170,7 +1196,7 @@ def legend_above(ax: Any, title: str | None = None, drawn_as: Mapping[str, Any] 
         return None
     options = _LEGEND_ABOVE
     # at the width the figure is shown at: plot(figsize=)'s (ASKED_SIZE), to which resized() brings the plot's own
-    width = (ASKED_SIZE.get() or ax.figure.get_size_inches())[0]
+    width = (ASKED_SIZE.get() or figure_inches(ax.figure))[0]
     columns = legend_columns(labels, ax.get_position().width * width, options)
     return ax.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=columns, frameon=False,
                      borderaxespad=0.2, title=title, title_fontsize=SMALL_FONT + 1, **options)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...errors import OptionError, agent_named
 from ...format import count, difference_label, format_step
-from ...plotting import ASKED_SIZE, axes_or_new, break_to_width, palette
+from ...plotting import ASKED_SIZE, axes_or_new, break_to_width, figure_inches, palette
 from ...plotting import legend_above as _legend_above
 from ...vocabulary import metric_label
 
@@ -154,7 +154,7 @@ def _mark_compared(ax, result, colours):
     # the rows sit at fixed points above the bottom spine; the room made for them is a share of the Axes' height,
     # taken as 60% of the figure's (the size asked where plot(figsize=) lays it out again): the legend above and the
     # labels take the rest, so the share is if anything larger than the rows need
-    height = 0.6 * (ASKED_SIZE.get() or ax.figure.get_size_inches())[1] * ax.get_position().height / 0.77 * 72
+    height = 0.6 * (ASKED_SIZE.get() or figure_inches(ax.figure))[1] * ax.get_position().height / 0.77 * 72
     zone = min(0.4, (2 * MARK_GAP + MARK_ROW * len(rows)) / max(height, 1.0))
     ax.set_ylim(low - zone / (1.0 - zone) * (high - low), high)
     ax.yaxis.set_major_locator(FixedLocator(ticks))

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from ...errors import OptionError, labels_keyed
 from ...format import count, join_and, plural
-from ...plotting import axes_or_new, mark_observed, palette, unbroken_parentheses
+from ...plotting import axes_or_new, figure_inches, mark_observed, palette, unbroken_parentheses
 
 
 def nonsignificant_groups(order: Sequence[int], significant: NDArray[np.bool_],
@@ -165,7 +165,7 @@ def _inches(ax, texts, fontsize):
 
 
 def _axes_width(ax):
-    return ax.get_position().width * ax.figure.get_size_inches()[0]
+    return ax.get_position().width * figure_inches(ax.figure)[0]
 
 
 def _label_margins(ax, left, right, span):
@@ -196,7 +196,7 @@ def _bar_end(rank, ranks, per_rank, side):
 
 def _wrapped(ax, text, fontsize):
     """``text`` with each line wrapped at words to the figure's width, so that a title at a column's width is whole."""
-    width = ax.figure.get_size_inches()[0] - 0.1
+    width = figure_inches(ax.figure)[0] - 0.1
     lines = []
     for line in text.split("\n"):
         words, current = [word.replace("\xa0", " ") for word in unbroken_parentheses(line).split(" ")], ""
