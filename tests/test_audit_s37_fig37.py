@@ -276,3 +276,22 @@ def test_fitting_at_draw_on_a_subfigure():
                             if text.get_text():
                                 assert box.x0 >= sub.bbox.x0 - 1 and box.x1 <= sub.bbox.x1 + 1, text.get_text()
             plt.close(fig)
+
+
+@pytest.mark.parametrize("agents", [9, 16])
+def test_critical_difference_labels_never_overlap_at_a_column(agents):
+    """fixb37: the two-line labels (name over rank) of fig37 overlapped at 3.5 x 2.6 in: 9 agents by 4 px, 16 agents
+    14 pairs by up to 7.7 px of a 27.6 px label; now two lines only where the rows hold them (at 7 pt or more)."""
+    df = rlstats.datasets.simulate(agents=agents, tasks=12, seeds=3, effect=0.3, rng=0)
+    res = rlstats.compare(df, "score ~ agent | task/seed", rng=0)
+    for size in ((3.5, 2.6), (3.3, 2.4), (3.5, 4.0)):
+        fig, ax = _column(*size)
+        res.plot(ax=ax)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        boxes = [t.get_window_extent(renderer) for t in ax.texts if "(" in t.get_text()]
+        assert len(boxes) == agents
+        overlaps = [(i, j) for i, a in enumerate(boxes) for j, b in enumerate(boxes[i + 1:], i + 1) if a.overlaps(b)]
+        assert overlaps == [], (size, overlaps)
+        assert min(t.get_fontsize() for t in ax.texts if "(" in t.get_text()) >= 7
+        plt.close(fig)

@@ -168,11 +168,12 @@ def _axes_width(ax):
     return ax.get_position().width * figure_inches(ax.figure)[0]
 
 
-def _label_margins(ax, left, right, span):
+def _label_margins(ax, left, right, span, sizes=(9, 8)):
     """(left margin, right margin, font size, inches per rank): data units to add beyond each end of the rank axis so
-    that the left and right labels fit inside the axes, at 9 pt, or 8 pt when 9 would leave the ranks under half."""
+    that the left and right labels fit inside the axes, at the first of ``sizes`` (points) that leaves the ranks half
+    the width, else the last."""
     width = _axes_width(ax)
-    for fontsize in (9, 8):
+    for fontsize in sizes:
         need = [max(_inches(ax, side, fontsize), default=0.0) + 0.1 for side in (left, right)]
         if width - sum(need) >= 0.5 * width:
             break
@@ -184,6 +185,21 @@ def _label_margins(ax, left, right, span):
 #: inches a bar joining agents not different reaches past each end's mean rank where nothing is near: two agents
 #: 0.13 ranks apart made a bar of 0.02 in at a column's width, a speck (fig37)
 BAR_END = 0.06
+
+
+#: a label's height in points per point of its size: one line; two (name over rank) at line spacing 1.0, with a gap
+#: of 0.1 of its size to the next row's (measured on Agg: 1.04 and 2.0)
+LABEL_HEIGHT = {1: 1.1, 2: 2.1}
+
+
+def _label_sizes(ax, rows, lines):
+    """The label sizes (points) to try where ``rows`` labels of ``lines`` lines are stacked down a side: 9 and 8 pt
+    where the rows' pitch holds them, else the largest half point that does (fixb37: two-line labels at 8-9 pt over
+    16 agents at 3.5 x 2.6 in overlapped by up to 7.7 px of 27.6); the pitch from the Axes' height before any layout,
+    less 8% (a constrained layout left it 0.93 to 1.15 times that)."""
+    pitch = 0.92 * ax.get_position().height * figure_inches(ax.figure)[1] * 72 / (rows + 2.8)  # the y limits' span
+    most = pitch / LABEL_HEIGHT[lines]
+    return tuple(size for size in (9, 8) if size <= most) or (max(5.0, np.floor(2 * most) / 2),)
 
 
 def _bar_end(rank, ranks, per_rank, side):
@@ -280,23 +296,29 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     labels = [f"{names[j]} ({ranks[j]:.2f})" for j in order]
     # the labels sit inside the axes, beyond the rank axis' ends: widen the limits by their measured widths so that
     # no label is cut at the axes' (here the figure's) width
-    left, right, label_size, per_rank = _label_margins(ax, labels[half:], labels[:half], hi - lo + 0.5)
-    if per_rank * (hi - lo + 0.5) < 0.5 * _axes_width(ax):  # the names took half the width: each its rank under it
-        # (fig37: 9 agents at 3.5 in left the ranks 0.76 in, the bars of agents not different specks)
+    left, right, label_size, per_rank = _label_margins(ax, labels[half:], labels[:half], hi - lo + 0.5,
+                                                       _label_sizes(ax, half, 1))
+    two = _label_sizes(ax, half, 2)
+    if per_rank * (hi - lo + 0.5) < 0.5 * _axes_width(ax) and two[0] >= 7:
+        # the names took half the width: each its rank under it (fig37: 9 agents at 3.5 in left the ranks 0.76 in, the
+        # bars of agents not different specks), where the rows hold two lines at 7 pt or more
         labels = [f"{names[j]}\n({ranks[j]:.2f})" for j in order]
         left, right, label_size, per_rank = _label_margins(
             ax, [line for label in labels[half:] for line in label.split("\n")],
-            [line for label in labels[:half] for line in label.split("\n")], hi - lo + 0.5)
+            [line for label in labels[:half] for line in label.split("\n")], hi - lo + 0.5, two)
     ax.set_xlim(hi + 0.25 + left, lo - 0.25 - right)  # rank 1 on the right
     ax.set_ylim(-(half + 0.8), 2.0)
     ax.hlines(0, lo, hi, **style)
-    every = 1 if per_rank >= 1.6 * max(_inches(ax, [str(hi)], 8)) else 2  # numbers that would touch: every other
+    # numbers that would touch: every other, or every fifth (fixb37: 16 agents' one-line labels at 3.5 in left every
+    # other number touching, "151311")
+    number = 1.6 * max(_inches(ax, [str(hi)], 8))
+    every = next((step for step in (1, 2, 5) if per_rank * step >= number), 10)
     for tick in range(lo, hi + 1):
         ax.vlines(tick, 0, 0.15 if (tick - lo) % every == 0 else 0.08, **style)
         if (tick - lo) % every == 0:
             ax.text(tick, 0.3, str(tick), ha="center", va="bottom", fontsize=8)
 
-    # Best half labelled on the right, the rest on the left, one line each.
+    # Best half labelled on the right, the rest on the left, a row each (of one line, or two: name over rank).
     for position, j in enumerate(order):
         right = position < half
         level = -(position + 1) if right else -(k - position)
@@ -307,7 +329,7 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
             line = {**line, "color": colors[groups[j]]}
         ax.plot([ranks[j], ranks[j], edge], [0, level, level], **line)
         ax.text(edge + (-0.05 if right else 0.05), level, labels[position],
-                ha="left" if right else "right", va="center", fontsize=label_size,
+                ha="left" if right else "right", va="center", fontsize=label_size, linespacing=1.0,
                 fontweight="bold" if marked else "normal",
                 color=line["color"])
         if marked:  # under its name, so the label is no wider than the others
