@@ -295,3 +295,23 @@ def test_critical_difference_labels_never_overlap_at_a_column(agents):
         assert overlaps == [], (size, overlaps)
         assert min(t.get_fontsize() for t in ax.texts if "(" in t.get_text()) >= 7
         plt.close(fig)
+
+
+def test_tuning_best_set_holds_the_rows_the_size_asked_holds():
+    """fixb37: under plot(figsize=) the 9 in page limit of the plot's own figure still counted the rows: 17 of 42 bars,
+    each 1 in tall, on a 5 x 20 in figure asked for. Now as many as the height asked holds, up to the 30 shown."""
+    df = pd.concat([_sweep().assign(agent=f"procedure_{i}") for i in range(3)])
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
+                         views=["best_set"], n_resamples=200, rng=0)
+    shown = {}
+    for size in (None, (5, 20), (5, 4)):
+        ax = res.plot(kind="best_set", **({} if size is None else {"figsize": size}))
+        shown[size] = len(ax.get_yticks())
+        assert f"{shown[size]} of 42 shown" in ax.get_title().replace("\n", " ")
+        fig = ax.figure
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        boxes = sorted((label.get_window_extent(renderer) for label in ax.get_yticklabels()), key=lambda b: b.y0)
+        assert all(low.y1 <= high.y0 + 0.5 for low, high in zip(boxes, boxes[1:]))
+        plt.close(fig)
+    assert shown[None] == 17 and shown[(5, 20)] == 30 and shown[(5, 4)] < 17  # before: 17 at each
