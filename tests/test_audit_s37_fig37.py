@@ -188,6 +188,15 @@ def test_a_plotted_figure_pickles_with_its_fitting():
     again = pickle.loads(pickle.dumps(fig))
     _inside(again)
     assert again.axes[0].get_title().replace("\n", " ") == ax.get_title().replace("\n", " ")
+    # the curves' step axis (fixb37: its tick formatter was a lambda, "Can't pickle local object")
+    curves = rlstats.curves(rlstats.datasets.simulate_curves(agents=2, tasks=1, seeds=3, steps=6, rng=0),
+                            "score ~ agent | task/seed", step="step", n_resamples=50, rng=0)
+    fig, ax = _column(3.3, 2.4)
+    curves.plot(ax=ax)
+    again = pickle.loads(pickle.dumps(fig))
+    _inside(again)
+    ticks = [t.get_text() for t in again.axes[0].get_xticklabels()]
+    assert ticks == [t.get_text() for t in ax.get_xticklabels()] and any(ticks)
 
 
 def _unfitted(figure):

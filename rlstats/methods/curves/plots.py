@@ -28,6 +28,12 @@ def _new_axes(ax):
     return ax
 
 
+def _step_label(value, _position):
+    """A step tick's label (:func:`format_step`): a module-level function, so that a curves figure pickles (fixb37: a
+    lambda here made pickle.dumps fail, "Can't pickle local object '_step_axis.<locals>.<lambda>'")."""
+    return format_step(value)
+
+
 def _step_axis(ax, result, steps):
     """Compact step labels (5k, 1.2M); a tick at each logged step when there are few, else round ticks never
     closer than the logging interval, so that the axis does not suggest steps that were not logged."""
@@ -40,7 +46,7 @@ def _step_axis(ax, result, steps):
     else:
         # Fewer bins than steps: the ticks' spacing is at least the range over MAX_STEP_TICKS - 1 bins.
         ax.xaxis.set_major_locator(MaxNLocator(nbins=MAX_STEP_TICKS - 1, steps=[1, 2, 5, 10]))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: format_step(value)))
+    ax.xaxis.set_major_formatter(FuncFormatter(_step_label))
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
