@@ -324,3 +324,15 @@ def test_tuning_best_set_holds_the_rows_the_size_asked_holds():
         assert all(low.y1 <= high.y0 + 0.5 for low, high in zip(boxes, boxes[1:]))
         plt.close(fig)
     assert shown[None] == 17 and shown[(5, 20)] == 30 and shown[(5, 4)] < 17  # before: 17 at each
+
+
+def test_critical_difference_bar_never_reaches_an_agent_it_does_not_join():
+    """fixb37: the CHANGELOG's "never more than 0.45 of the way to the next agent's rank" was untrue where that agent
+    lay within 0.067 ranks: a 0.03-rank floor took the bar 0.03 ranks past an end 0.02 ranks from it."""
+    from rlstats.methods.skillings_mack.plots import BAR_END, _bar_end
+
+    ranks = np.array([1.0, 1.02, 3.0])
+    assert _bar_end(1.02, ranks, 1.0, -1) == pytest.approx(0.45 * 0.02)  # before: 0.03, past the agent at 1.0
+    assert _bar_end(1.0, ranks, 1.0, 1) == pytest.approx(0.45 * 0.02)
+    assert _bar_end(1.02, ranks, 1.0, 1) == pytest.approx(BAR_END)  # far from 3.0: the 0.06 in
+    assert _bar_end(1.0, ranks, 10.0, -1) == pytest.approx(0.03)  # nothing beyond: the floor of 0.03 ranks

@@ -204,10 +204,11 @@ def _label_sizes(ax, rows, lines):
 
 def _bar_end(rank, ranks, per_rank, side):
     """Ranks a bar reaches past its end at ``rank`` on ``side`` (-1 lower, 1 higher): :data:`BAR_END` inches, at least
-    0.03 ranks, and less than half the way to the next agent's mean rank that way, which the bar does not join."""
+    0.03 ranks, but never more than 0.45 of the way to the next agent's mean rank that way, which the bar does not
+    join (fixb37: a floor of 0.03 ranks took a bar past an agent 0.02 ranks from its end, as if it joined it)."""
     beyond = ranks[side * (ranks - rank) > 1e-12]
     room = 0.45 * np.min(np.abs(beyond - rank)) if beyond.size else np.inf
-    return min(max(0.03, BAR_END / per_rank), max(room, 0.03))  # 0.03 ranks, as before, however near
+    return min(max(0.03, BAR_END / per_rank), room)
 
 
 def _wrapped(ax, text, fontsize):
