@@ -336,3 +336,36 @@ def test_critical_difference_bar_never_reaches_an_agent_it_does_not_join():
     assert _bar_end(1.0, ranks, 1.0, 1) == pytest.approx(0.45 * 0.02)
     assert _bar_end(1.02, ranks, 1.0, 1) == pytest.approx(BAR_END)  # far from 3.0: the 0.06 in
     assert _bar_end(1.0, ranks, 10.0, -1) == pytest.approx(0.03)  # nothing beyond: the floor of 0.03 ranks
+
+
+def _drawn_texts(fig):
+    fig.canvas.draw()
+    return [(t.get_text(), round(t.get_fontsize(), 3)) for ax in fig.axes
+            for t in (ax.title, ax.xaxis.label, ax.yaxis.label)]
+
+
+@pytest.mark.parametrize("layout", ["constrained", None])
+def test_fitting_at_draw_depends_on_the_size_drawn_at_only(layout):
+    """fixb37: the fitting never undid itself: a curves y label broken at 3.3 in stayed broken drawn at 8 x 4 in;
+    without a layout engine the mixed model's title shrank further at each draw at a smaller size. Narrow, wide,
+    narrow again: the texts of a fresh figure drawn at each size."""
+    curves = rlstats.curves(rlstats.datasets.simulate_curves(agents=2, tasks=1, seeds=3, steps=6, rng=0),
+                            "score ~ agent | task/seed", step="step", n_resamples=50, rng=0)
+    mixed = rlstats.mixed(rlstats.datasets.simulate(agents=6, tasks=5, seeds=4, rng=0), "score ~ agent | task/seed")
+    sizes = [(3.3, 2.4), (8.0, 4.0), (2.8, 2.4), (3.3, 2.4)]
+    for res in (curves, mixed):
+        fresh = []
+        for size in sizes:
+            fig, ax = plt.subplots(figsize=size, layout=layout)
+            res.plot(ax=ax)
+            fresh.append(_drawn_texts(fig))
+            plt.close(fig)
+        fig, ax = plt.subplots(figsize=sizes[0], layout=layout)
+        res.plot(ax=ax)
+        again = []
+        for size in sizes:
+            fig.set_size_inches(size)
+            again.append(_drawn_texts(fig))
+        plt.close(fig)
+        assert again == fresh
+        assert fresh[0] != fresh[1]  # the fitting did something at 3.3 in that it does not at 8 in
