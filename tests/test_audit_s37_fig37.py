@@ -304,6 +304,14 @@ def test_critical_difference_labels_never_overlap_at_a_column(agents):
         assert overlaps == [], (size, overlaps)
         assert min(t.get_fontsize() for t in ax.texts if "(" in t.get_text()) >= 7
         plt.close(fig)
+    # the control's "control", drawn under its label, ran over its two-line rank or the next row: now in its label
+    fig, ax = _column(3.5, 2.6)
+    rlstats.compare(df, "score ~ agent | task/seed", control="agent_3", rng=0).plot(ax=ax)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if "(" in t.get_text()]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    assert sum(", control)" in t.get_text() for t in ax.texts) == 1
 
 
 def test_tuning_best_set_holds_the_rows_the_size_asked_holds():

@@ -294,7 +294,8 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     # axis reaches it, so no agent's line starts beyond the axis' end (audit s29: SAC at 0.98 right of 1)
     lo, hi = min(1, int(np.floor(ranks.min()))), max(k, int(np.ceil(ranks.max())))
     half = (k + 1) // 2
-    labels = [f"{names[j]} ({ranks[j]:.2f})" for j in order]
+    # the control's "control" in its label: under it, it ran over the next row's where the rows are close (fixb37)
+    labels = [f"{names[j]} ({ranks[j]:.2f}{', control' if names[j] == control else ''})" for j in order]
     # the labels sit inside the axes, beyond the rank axis' ends: widen the limits by their measured widths so that
     # no label is cut at the axes' (here the figure's) width
     left, right, label_size, per_rank = _label_margins(ax, labels[half:], labels[:half], hi - lo + 0.5,
@@ -303,7 +304,7 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     if per_rank * (hi - lo + 0.5) < 0.5 * _axes_width(ax) and two[0] >= 7:
         # the names took half the width: each its rank under it (fig37: 9 agents at 3.5 in left the ranks 0.76 in, the
         # bars of agents not different specks), where the rows hold two lines at 7 pt or more
-        labels = [f"{names[j]}\n({ranks[j]:.2f})" for j in order]
+        labels = [f"{names[j]}\n({ranks[j]:.2f}{', control' if names[j] == control else ''})" for j in order]
         left, right, label_size, per_rank = _label_margins(
             ax, [line for label in labels[half:] for line in label.split("\n")],
             [line for label in labels[:half] for line in label.split("\n")], hi - lo + 0.5, two)
@@ -333,11 +334,9 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
                 ha="left" if right else "right", va="center", fontsize=label_size, linespacing=1.0,
                 fontweight="bold" if marked else "normal",
                 color=line["color"])
-        if marked:  # under its name, so the label is no wider than the others
-            ax.text(edge + (-0.05 if right else 0.05), level - 0.42, "control", ha="left" if right else "right",
-                    va="center", fontsize=7, color=line["color"])
-            if groups is not None:  # its line wears its group's colour: a red dot keeps the red bar's agent marked
-                ax.plot([ranks[j]], [0], marker="o", markersize=4, color="tab:red", zorder=4, gid="cd_control")
+        if marked and groups is not None:  # its line wears its group's colour: a red dot keeps the red bar's agent
+            # marked
+            ax.plot([ranks[j]], [0], marker="o", markersize=4, color="tab:red", zorder=4, gid="cd_control")
 
     if control is not None:
         # only the control's pairs were tested: one bar from the control over the agents not different from it
