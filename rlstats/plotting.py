@@ -119,6 +119,25 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
 _DOLLAR = re.compile(r"(?<!\\)\$")
 
 
+def root_figure(figure: Any) -> Any:
+    """The Figure that ``figure`` (a Figure or a matplotlib SubFigure, nested or not) is drawn in: the one with a size,
+    a layout engine and a canvas to draw (``SubFigure.figure`` is it on every matplotlib from the oldest we allow,
+    3.7; fixb37: fitting at draw ran the layout on a SubFigure, which has no size, and every draw failed)."""
+    while not hasattr(figure, "get_size_inches"):
+        figure = figure.figure
+    return figure
+
+
+def figure_inches(figure: Any) -> tuple[float, float]:
+    """The width and height, inches, of ``figure`` as drawn: of a SubFigure its own part of its root figure, where its
+    texts must fit (the size that counts for a plot drawn on it, :func:`root_figure`)."""
+    if hasattr(figure, "get_size_inches"):
+        width, height = figure.get_size_inches()
+        return float(width), float(height)
+    dpi = root_figure(figure).dpi
+    return float(figure.bbox.width / dpi), float(figure.bbox.height / dpi)
+
+
 def _figures(drawn: Any) -> list[Any]:
     """The figures of an Axes, a Figure or a (nested) sequence of Axes."""
     if drawn is None:
@@ -337,13 +356,15 @@ def fit_xlabel(ax: Any, share: float = 0.8, *, title: bool = False) -> None:
         break_to_width(text, ax.figure, share)
 
 
-def break_to_width(text: Any, figure: Any, share: float) -> None:
+def break_to_width(text: Any, figure: Any, share: float, renderer: Any = None) -> None:
     """Break each line of the matplotlib ``text`` at spaces, only as far as it must, until it is at most ``share`` of
     ``figure``'s width (:func:`fit_xlabel`; a figure's own line under its panels), measured without a layout; from
-    its words as written where it was broken or set smaller before (:func:`_as_written`)."""
+    its words as written where it was broken or set smaller before (:func:`_as_written`). The share is kept, so that
+    a draw at another size breaks it again from its words (:func:`_fit_drawn`)."""
     written = _as_written(text)
-    renderer = figure.canvas.get_renderer()
-    room = share * figure.get_figwidth() * figure.dpi
+    _BROKEN_TO[text] = share
+    renderer = renderer or figure.canvas.get_renderer()
+    room = share * figure_inches(figure)[0] * root_figure(figure).dpi
     _break_text(text, lambda: max(0.0, 1.0 - room / max(text.get_window_extent(renderer).width, 1.0)), 0.9)
     _keep_written(text, written)
 
@@ -403,6 +424,10 @@ class _Written:
 #: from the breaks and size of another figure's width (audit s25; s26: fit_xlabel's breaks were kept apart from
 #: _fit_texts' and stayed at a wider figsize=); a text the caller has written anew since is fitted as written then
 _WRITTEN: weakref.WeakKeyDictionary[Any, _Written] = weakref.WeakKeyDictionary()
+
+
+#: the share of its figure's width :func:`break_to_width` broke each text to
+_BROKEN_TO: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
 
 
 def _state(text: Any) -> tuple[str, float]:
@@ -479,14 +504,20 @@ def _past_along(figure: Any, text: Any, renderer: Any, margin: float = 0.0) -> f
     text's direction: up the side for a vertical text, across for the others."""
     box = text.get_window_extent(renderer)
     vertical = abs(text.get_rotation() % 180 - 90) < 45
-    low, high, edge = (box.y0, box.y1, figure.bbox.height) if vertical else (box.x0, box.x1, figure.bbox.width)
+    # a SubFigure's own box, where it sits in its root figure's pixels (fixb37: measured from the root's corner, the
+    # right subfigure's x label was past a width half the root's and set 40% smaller)
+    bounds = figure.bbox
+    low, high, start, edge = ((box.y0, box.y1, bounds.y0, bounds.height) if vertical
+                              else (box.x0, box.x1, bounds.x0, bounds.width))
+    low, high = low - start, high - start
     return max(margin * edge - low, high - edge * (1.0 - margin), 0.0) / max(high - low, 1.0)
 
 
 def _past_edges(figure: Any, box: Any) -> tuple[float, float, float, float]:
-    """Pixels ``box`` reaches past each edge of ``figure``: left, bottom, right, top."""
-    return (max(0.0, -box.x0), max(0.0, -box.y0), max(0.0, box.x1 - figure.bbox.width),
-            max(0.0, box.y1 - figure.bbox.height))
+    """Pixels ``box`` reaches past each edge of ``figure`` (a SubFigure's own box): left, bottom, right, top."""
+    bounds = figure.bbox
+    return (max(0.0, bounds.x0 - box.x0), max(0.0, bounds.y0 - box.y0), max(0.0, box.x1 - bounds.x1),
+            max(0.0, box.y1 - bounds.y1))
 
 
 def _fit_unlaid(figure: Any, texts: list[Any], written: Mapping[Any, tuple[str, float]], renderer: Any) -> None:
@@ -550,29 +581,57 @@ def _fitted_at_draw(figure: Any, texts: list[Any]) -> None:
     if fitter is None:
         fitter = _fitter_class()()
         figure.add_artist(fitter)
-    fitter.fitted_texts.update({text: text.get_text() for text in texts})
+    for text in texts:  # each as the plot left it, not as a draw since fitted it (rows_held draws between its calls)
+        if not (text in fitter.fitted_texts and _fitted_since(text)):
+            fitter.fitted_texts[text] = _state(text)
 
 
-def _fit_drawn(figure: Any, texts: Mapping[Any, str], renderer: Any) -> None:
+def _fitted_since(text: Any) -> bool:
+    """Whether ``text`` is as a fitting left it (:data:`_WRITTEN`), nothing having set it since."""
+    return text in _WRITTEN and _state(text) == _WRITTEN[text].left
+
+
+def _fit_drawn(figure: Any, texts: Mapping[Any, tuple[str, float]], renderer: Any) -> None:
     """:func:`fit_at_draw`'s work at a draw: the texts as the plot (or an earlier draw's fitting) left them, the caller
-    having written none anew, fitted to the figure as laid out, the layout run again, at most three times."""
+    having written none anew, set back as the plot left them (``texts``) and fitted to the figure as laid out, the
+    layout run again, at most three times: the same texts at a size however the figure was drawn before (fixb37: a y
+    label broken at 3.3 in stayed broken at 8 x 4 in; without a layout a title shrank further at each smaller draw)."""
     import warnings
 
-    ours = [text for text, words in texts.items() if text.figure is figure and text.get_visible()
-            and (text.get_text() == words or (text in _WRITTEN and _state(text) == _WRITTEN[text].left))]
-    engine = figure.get_layout_engine()
+    ours = [text for text, left in texts.items() if text.figure is figure and text.get_visible()
+            and (_state(text) == left or _fitted_since(text))]
+    root = root_figure(figure)  # a SubFigure's root has the layout engine, which lays out the whole figure
+    engine = root.get_layout_engine()
     # as written: as fitting recorded it where the text is as fitting left it, else as it is (written anew since)
-    written = {text: (_WRITTEN[text].words, _WRITTEN[text].size)
-               if text in _WRITTEN and _state(text) == _WRITTEN[text].left else _state(text) for text in ours}
+    written = {text: (_WRITTEN[text].words, _WRITTEN[text].size) if _fitted_since(text) else _state(text)
+               for text in ours}
+    moved = False
+    for text in ours:  # as the plot left it at this size (broken to a share of the width where it was), then fitted
+        before = _state(text)
+        if text in _BROKEN_TO:
+            text.set_text(written[text][0])
+            text.set_fontsize(written[text][1])
+            _WRITTEN.pop(text, None)
+            break_to_width(text, figure, _BROKEN_TO[text], renderer)
+        else:
+            text.set_text(texts[text][0])
+            text.set_fontsize(texts[text][1])
+        moved = moved or _state(text) != before
     if engine is None:  # nothing moves the Axes: each text fitted only where that leaves the figure less cut
         _fit_unlaid(figure, ours, written, renderer)
-        return
-    for _ in range(3):
-        if not _fit_placed(figure, ours, written, renderer):
-            return
-        with warnings.catch_warnings():  # a layout that collapses says so at the caller's draw, as it would have
-            warnings.simplefilter("ignore")
-            engine.execute(figure)
+    else:
+        if moved:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                engine.execute(root)
+        for _ in range(3):
+            if not _fit_placed(figure, ours, written, renderer):
+                break
+            with warnings.catch_warnings():  # a layout that collapses says so at the caller's draw, as it would have
+                warnings.simplefilter("ignore")
+                engine.execute(root)
+    for text in ours:  # recorded even as written, so that the next draw knows it for the plot's (as _fit_unlaid)
+        _WRITTEN[text] = _Written(*written[text], left=_state(text))
 
 
 @functools.cache
@@ -585,7 +644,7 @@ def _fitter_class() -> Any:
     class FitAtDraw(Artist):
         def __init__(self) -> None:
             super().__init__()
-            self.fitted_texts: dict[Any, str] = {}
+            self.fitted_texts: dict[Any, tuple[str, float]] = {}  # each text as the plot left it: words, size
             self.set_zorder(-1e9)
             self.set_in_layout(False)
 
@@ -1170,7 +1229,7 @@ def legend_above(ax: Any, title: str | None = None, drawn_as: Mapping[str, Any] 
         return None
     options = _LEGEND_ABOVE
     # at the width the figure is shown at: plot(figsize=)'s (ASKED_SIZE), to which resized() brings the plot's own
-    width = (ASKED_SIZE.get() or ax.figure.get_size_inches())[0]
+    width = (ASKED_SIZE.get() or figure_inches(ax.figure))[0]
     columns = legend_columns(labels, ax.get_position().width * width, options)
     return ax.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=columns, frameon=False,
                      borderaxespad=0.2, title=title, title_fontsize=SMALL_FONT + 1, **options)

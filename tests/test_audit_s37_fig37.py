@@ -188,6 +188,15 @@ def test_a_plotted_figure_pickles_with_its_fitting():
     again = pickle.loads(pickle.dumps(fig))
     _inside(again)
     assert again.axes[0].get_title().replace("\n", " ") == ax.get_title().replace("\n", " ")
+    # the curves' step axis (fixb37: its tick formatter was a lambda, "Can't pickle local object")
+    curves = rlstats.curves(rlstats.datasets.simulate_curves(agents=2, tasks=1, seeds=3, steps=6, rng=0),
+                            "score ~ agent | task/seed", step="step", n_resamples=50, rng=0)
+    fig, ax = _column(3.3, 2.4)
+    curves.plot(ax=ax)
+    again = pickle.loads(pickle.dumps(fig))
+    _inside(again)
+    ticks = [t.get_text() for t in again.axes[0].get_xticklabels()]
+    assert ticks == [t.get_text() for t in ax.get_xticklabels()] and any(ticks)
 
 
 def _unfitted(figure):
@@ -242,3 +251,129 @@ def test_fitting_never_cuts_a_figure_without_a_layout_more(atari):
     _inside(fig)  # unfitted: 0.45 in past the top, 0.26 past the bottom
     assert ax.get_ylabel() == "fraction of runs with\nnormalised score > tau" and ax.yaxis.label.get_fontsize() == 10
     plt.close(fig)
+
+
+def test_fitting_at_draw_on_a_subfigure():
+    """fixb37: a plot drawn on a matplotlib SubFigure failed at every draw (AttributeError: 'SubFigure' object has no
+    attribute 'get_size_inches'; the mixed model's and the curves' at the plot); without a layout engine the right
+    subfigure's x label was measured against the root figure's corner and set 40% smaller (10 -> 6 pt)."""
+    df = rlstats.datasets.simulate(agents=6, tasks=5, seeds=4, rng=0)
+    improvement = rlstats.probability_of_improvement(df, "score ~ agent | task",
+                                                     pairs=[("agent_1", f"agent_{i}") for i in range(2, 7)])
+    mixed = rlstats.mixed(df, "score ~ agent | task/seed")
+    cd = rlstats.compare(df, "score ~ agent | task")
+    rng = np.random.default_rng(0)
+    steps = pd.DataFrame([{"agent": f"a{a}", "task": f"t{t}", "seed": s, "step": step, "score": a * step / 10 + rng.normal()}
+                          for a in range(3) for t in range(2) for s in range(3) for step in range(0, 100, 10)])
+    curves = rlstats.curves(steps, "score ~ agent | task/seed", step="step", n_resamples=50, rng=0)
+    for layout in ("constrained", None):
+        for res in (improvement, mixed, cd, curves):
+            fig = plt.figure(figsize=(7, 2.6), layout=layout)
+            left, right = fig.subfigures(1, 2)
+            axes = [left.subplots(), right.subplots()]
+            for ax in axes:
+                res.plot(ax=ax)
+            fig.canvas.draw()
+            texts = [[(t.get_text(), t.get_fontsize()) for t in (ax.title, ax.xaxis.label, ax.yaxis.label)]
+                     for ax in axes]
+            assert texts[0] == texts[1], (layout, type(res).__name__, texts)  # the same at the same width
+            if layout == "constrained":
+                for sub in (left, right):
+                    for ax in sub.axes:
+                        for text in (ax.title, ax.xaxis.label, ax.yaxis.label):
+                            box = text.get_window_extent()
+                            if text.get_text():
+                                assert box.x0 >= sub.bbox.x0 - 1 and box.x1 <= sub.bbox.x1 + 1, text.get_text()
+            plt.close(fig)
+
+
+@pytest.mark.parametrize("agents", [9, 16])
+def test_critical_difference_labels_never_overlap_at_a_column(agents):
+    """fixb37: the two-line labels (name over rank) of fig37 overlapped at 3.5 x 2.6 in: 9 agents by 4 px, 16 agents
+    14 pairs by up to 7.7 px of a 27.6 px label; now two lines only where the rows hold them (at 7 pt or more)."""
+    df = rlstats.datasets.simulate(agents=agents, tasks=12, seeds=3, effect=0.3, rng=0)
+    res = rlstats.compare(df, "score ~ agent | task/seed", rng=0)
+    for size in ((3.5, 2.6), (3.3, 2.4), (3.5, 4.0)):
+        fig, ax = _column(*size)
+        res.plot(ax=ax)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        boxes = [t.get_window_extent(renderer) for t in ax.texts if "(" in t.get_text()]
+        assert len(boxes) == agents
+        overlaps = [(i, j) for i, a in enumerate(boxes) for j, b in enumerate(boxes[i + 1:], i + 1) if a.overlaps(b)]
+        assert overlaps == [], (size, overlaps)
+        assert min(t.get_fontsize() for t in ax.texts if "(" in t.get_text()) >= 7
+        plt.close(fig)
+    # the control's "control", drawn under its label, ran over its two-line rank or the next row: now in its label
+    fig, ax = _column(3.5, 2.6)
+    rlstats.compare(df, "score ~ agent | task/seed", control="agent_3", rng=0).plot(ax=ax)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if "(" in t.get_text()]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    assert sum(", control)" in t.get_text() for t in ax.texts) == 1
+
+
+def test_tuning_best_set_holds_the_rows_the_size_asked_holds():
+    """fixb37: under plot(figsize=) the 9 in page limit of the plot's own figure still counted the rows: 17 of 42 bars,
+    each 1 in tall, on a 5 x 20 in figure asked for. Now as many as the height asked holds, up to the 30 shown."""
+    df = pd.concat([_sweep().assign(agent=f"procedure_{i}") for i in range(3)])
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
+                         views=["best_set"], n_resamples=200, rng=0)
+    shown = {}
+    for size in (None, (5, 20), (5, 4)):
+        ax = res.plot(kind="best_set", **({} if size is None else {"figsize": size}))
+        shown[size] = len(ax.get_yticks())
+        assert f"{shown[size]} of 42 shown" in ax.get_title().replace("\n", " ")
+        fig = ax.figure
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        boxes = sorted((label.get_window_extent(renderer) for label in ax.get_yticklabels()), key=lambda b: b.y0)
+        assert all(low.y1 <= high.y0 + 0.5 for low, high in zip(boxes, boxes[1:]))
+        plt.close(fig)
+    assert shown[None] == 17 and shown[(5, 20)] == 30 and shown[(5, 4)] < 17  # before: 17 at each
+
+
+def test_critical_difference_bar_never_reaches_an_agent_it_does_not_join():
+    """fixb37: the CHANGELOG's "never more than 0.45 of the way to the next agent's rank" was untrue where that agent
+    lay within 0.067 ranks: a 0.03-rank floor took the bar 0.03 ranks past an end 0.02 ranks from it."""
+    from rlstats.methods.skillings_mack.plots import BAR_END, _bar_end
+
+    ranks = np.array([1.0, 1.02, 3.0])
+    assert _bar_end(1.02, ranks, 1.0, -1) == pytest.approx(0.45 * 0.02)  # before: 0.03, past the agent at 1.0
+    assert _bar_end(1.0, ranks, 1.0, 1) == pytest.approx(0.45 * 0.02)
+    assert _bar_end(1.02, ranks, 1.0, 1) == pytest.approx(BAR_END)  # far from 3.0: the 0.06 in
+    assert _bar_end(1.0, ranks, 10.0, -1) == pytest.approx(0.03)  # nothing beyond: the floor of 0.03 ranks
+
+
+def _drawn_texts(fig):
+    fig.canvas.draw()
+    return [(t.get_text(), round(t.get_fontsize(), 3)) for ax in fig.axes
+            for t in (ax.title, ax.xaxis.label, ax.yaxis.label)]
+
+
+@pytest.mark.parametrize("layout", ["constrained", None])
+def test_fitting_at_draw_depends_on_the_size_drawn_at_only(layout):
+    """fixb37: the fitting never undid itself: a curves y label broken at 3.3 in stayed broken drawn at 8 x 4 in;
+    without a layout engine the mixed model's title shrank further at each draw at a smaller size. Narrow, wide,
+    narrow again: the texts of a fresh figure drawn at each size."""
+    curves = rlstats.curves(rlstats.datasets.simulate_curves(agents=2, tasks=1, seeds=3, steps=6, rng=0),
+                            "score ~ agent | task/seed", step="step", n_resamples=50, rng=0)
+    mixed = rlstats.mixed(rlstats.datasets.simulate(agents=6, tasks=5, seeds=4, rng=0), "score ~ agent | task/seed")
+    sizes = [(3.3, 2.4), (8.0, 4.0), (2.8, 2.4), (3.3, 2.4)]
+    for res in (curves, mixed):
+        fresh = []
+        for size in sizes:
+            fig, ax = plt.subplots(figsize=size, layout=layout)
+            res.plot(ax=ax)
+            fresh.append(_drawn_texts(fig))
+            plt.close(fig)
+        fig, ax = plt.subplots(figsize=sizes[0], layout=layout)
+        res.plot(ax=ax)
+        again = []
+        for size in sizes:
+            fig.set_size_inches(size)
+            again.append(_drawn_texts(fig))
+        plt.close(fig)
+        assert again == fresh
+        assert fresh[0] != fresh[1]  # the fitting did something at 3.3 in that it does not at 8 in

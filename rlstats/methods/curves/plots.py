@@ -10,7 +10,7 @@ import numpy as np
 
 from ...errors import OptionError, agent_named
 from ...format import count, difference_label, format_step
-from ...plotting import ASKED_SIZE, axes_or_new, break_to_width, palette
+from ...plotting import ASKED_SIZE, axes_or_new, break_to_width, figure_inches, palette
 from ...plotting import legend_above as _legend_above
 from ...vocabulary import metric_label
 
@@ -28,6 +28,12 @@ def _new_axes(ax):
     return ax
 
 
+def _step_label(value, _position):
+    """A step tick's label (:func:`format_step`): a module-level function, so that a curves figure pickles (fixb37: a
+    lambda here made pickle.dumps fail, "Can't pickle local object '_step_axis.<locals>.<lambda>'")."""
+    return format_step(value)
+
+
 def _step_axis(ax, result, steps):
     """Compact step labels (5k, 1.2M); a tick at each logged step when there are few, else round ticks never
     closer than the logging interval, so that the axis does not suggest steps that were not logged."""
@@ -40,7 +46,7 @@ def _step_axis(ax, result, steps):
     else:
         # Fewer bins than steps: the ticks' spacing is at least the range over MAX_STEP_TICKS - 1 bins.
         ax.xaxis.set_major_locator(MaxNLocator(nbins=MAX_STEP_TICKS - 1, steps=[1, 2, 5, 10]))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: format_step(value)))
+    ax.xaxis.set_major_formatter(FuncFormatter(_step_label))
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
@@ -154,7 +160,7 @@ def _mark_compared(ax, result, colours):
     # the rows sit at fixed points above the bottom spine; the room made for them is a share of the Axes' height,
     # taken as 60% of the figure's (the size asked where plot(figsize=) lays it out again): the legend above and the
     # labels take the rest, so the share is if anything larger than the rows need
-    height = 0.6 * (ASKED_SIZE.get() or ax.figure.get_size_inches())[1] * ax.get_position().height / 0.77 * 72
+    height = 0.6 * (ASKED_SIZE.get() or figure_inches(ax.figure))[1] * ax.get_position().height / 0.77 * 72
     zone = min(0.4, (2 * MARK_GAP + MARK_ROW * len(rows)) / max(height, 1.0))
     ax.set_ylim(low - zone / (1.0 - zone) * (high - low), high)
     ax.yaxis.set_major_locator(FixedLocator(ticks))

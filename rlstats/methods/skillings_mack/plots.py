@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from ...errors import OptionError, labels_keyed
 from ...format import count, join_and, plural
-from ...plotting import axes_or_new, mark_observed, palette, unbroken_parentheses
+from ...plotting import axes_or_new, figure_inches, mark_observed, palette, unbroken_parentheses
 
 
 def nonsignificant_groups(order: Sequence[int], significant: NDArray[np.bool_],
@@ -165,14 +165,15 @@ def _inches(ax, texts, fontsize):
 
 
 def _axes_width(ax):
-    return ax.get_position().width * ax.figure.get_size_inches()[0]
+    return ax.get_position().width * figure_inches(ax.figure)[0]
 
 
-def _label_margins(ax, left, right, span):
+def _label_margins(ax, left, right, span, sizes=(9, 8)):
     """(left margin, right margin, font size, inches per rank): data units to add beyond each end of the rank axis so
-    that the left and right labels fit inside the axes, at 9 pt, or 8 pt when 9 would leave the ranks under half."""
+    that the left and right labels fit inside the axes, at the first of ``sizes`` (points) that leaves the ranks half
+    the width, else the last."""
     width = _axes_width(ax)
-    for fontsize in (9, 8):
+    for fontsize in sizes:
         need = [max(_inches(ax, side, fontsize), default=0.0) + 0.1 for side in (left, right)]
         if width - sum(need) >= 0.5 * width:
             break
@@ -186,17 +187,33 @@ def _label_margins(ax, left, right, span):
 BAR_END = 0.06
 
 
+#: a label's height in points per point of its size: one line; two (name over rank) at line spacing 1.0, with a gap
+#: of 0.1 of its size to the next row's (measured on Agg: 1.04 and 2.0)
+LABEL_HEIGHT = {1: 1.1, 2: 2.1}
+
+
+def _label_sizes(ax, rows, lines):
+    """The label sizes (points) to try where ``rows`` labels of ``lines`` lines are stacked down a side: 9 and 8 pt
+    where the rows' pitch holds them, else the largest half point that does (fixb37: two-line labels at 8-9 pt over
+    16 agents at 3.5 x 2.6 in overlapped by up to 7.7 px of 27.6); the pitch from the Axes' height before any layout,
+    less 8% (a constrained layout left it 0.93 to 1.15 times that)."""
+    pitch = 0.92 * ax.get_position().height * figure_inches(ax.figure)[1] * 72 / (rows + 2.8)  # the y limits' span
+    most = pitch / LABEL_HEIGHT[lines]
+    return tuple(size for size in (9, 8) if size <= most) or (max(5.0, np.floor(2 * most) / 2),)
+
+
 def _bar_end(rank, ranks, per_rank, side):
     """Ranks a bar reaches past its end at ``rank`` on ``side`` (-1 lower, 1 higher): :data:`BAR_END` inches, at least
-    0.03 ranks, and less than half the way to the next agent's mean rank that way, which the bar does not join."""
+    0.03 ranks, but never more than 0.45 of the way to the next agent's mean rank that way, which the bar does not
+    join (fixb37: a floor of 0.03 ranks took a bar past an agent 0.02 ranks from its end, as if it joined it)."""
     beyond = ranks[side * (ranks - rank) > 1e-12]
     room = 0.45 * np.min(np.abs(beyond - rank)) if beyond.size else np.inf
-    return min(max(0.03, BAR_END / per_rank), max(room, 0.03))  # 0.03 ranks, as before, however near
+    return min(max(0.03, BAR_END / per_rank), room)
 
 
 def _wrapped(ax, text, fontsize):
     """``text`` with each line wrapped at words to the figure's width, so that a title at a column's width is whole."""
-    width = ax.figure.get_size_inches()[0] - 0.1
+    width = figure_inches(ax.figure)[0] - 0.1
     lines = []
     for line in text.split("\n"):
         words, current = [word.replace("\xa0", " ") for word in unbroken_parentheses(line).split(" ")], ""
@@ -277,26 +294,33 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     # axis reaches it, so no agent's line starts beyond the axis' end (audit s29: SAC at 0.98 right of 1)
     lo, hi = min(1, int(np.floor(ranks.min()))), max(k, int(np.ceil(ranks.max())))
     half = (k + 1) // 2
-    labels = [f"{names[j]} ({ranks[j]:.2f})" for j in order]
+    # the control's "control" in its label: under it, it ran over the next row's where the rows are close (fixb37)
+    labels = [f"{names[j]} ({ranks[j]:.2f}{', control' if names[j] == control else ''})" for j in order]
     # the labels sit inside the axes, beyond the rank axis' ends: widen the limits by their measured widths so that
     # no label is cut at the axes' (here the figure's) width
-    left, right, label_size, per_rank = _label_margins(ax, labels[half:], labels[:half], hi - lo + 0.5)
-    if per_rank * (hi - lo + 0.5) < 0.5 * _axes_width(ax):  # the names took half the width: each its rank under it
-        # (fig37: 9 agents at 3.5 in left the ranks 0.76 in, the bars of agents not different specks)
-        labels = [f"{names[j]}\n({ranks[j]:.2f})" for j in order]
+    left, right, label_size, per_rank = _label_margins(ax, labels[half:], labels[:half], hi - lo + 0.5,
+                                                       _label_sizes(ax, half, 1))
+    two = _label_sizes(ax, half, 2)
+    if per_rank * (hi - lo + 0.5) < 0.5 * _axes_width(ax) and two[0] >= 7:
+        # the names took half the width: each its rank under it (fig37: 9 agents at 3.5 in left the ranks 0.76 in, the
+        # bars of agents not different specks), where the rows hold two lines at 7 pt or more
+        labels = [f"{names[j]}\n({ranks[j]:.2f}{', control' if names[j] == control else ''})" for j in order]
         left, right, label_size, per_rank = _label_margins(
             ax, [line for label in labels[half:] for line in label.split("\n")],
-            [line for label in labels[:half] for line in label.split("\n")], hi - lo + 0.5)
+            [line for label in labels[:half] for line in label.split("\n")], hi - lo + 0.5, two)
     ax.set_xlim(hi + 0.25 + left, lo - 0.25 - right)  # rank 1 on the right
     ax.set_ylim(-(half + 0.8), 2.0)
     ax.hlines(0, lo, hi, **style)
-    every = 1 if per_rank >= 1.6 * max(_inches(ax, [str(hi)], 8)) else 2  # numbers that would touch: every other
+    # numbers that would touch: every other, or every fifth (fixb37: 16 agents' one-line labels at 3.5 in left every
+    # other number touching, "151311")
+    number = 1.6 * max(_inches(ax, [str(hi)], 8))
+    every = next((step for step in (1, 2, 5) if per_rank * step >= number), 10)
     for tick in range(lo, hi + 1):
         ax.vlines(tick, 0, 0.15 if (tick - lo) % every == 0 else 0.08, **style)
         if (tick - lo) % every == 0:
             ax.text(tick, 0.3, str(tick), ha="center", va="bottom", fontsize=8)
 
-    # Best half labelled on the right, the rest on the left, one line each.
+    # Best half labelled on the right, the rest on the left, a row each (of one line, or two: name over rank).
     for position, j in enumerate(order):
         right = position < half
         level = -(position + 1) if right else -(k - position)
@@ -307,14 +331,12 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
             line = {**line, "color": colors[groups[j]]}
         ax.plot([ranks[j], ranks[j], edge], [0, level, level], **line)
         ax.text(edge + (-0.05 if right else 0.05), level, labels[position],
-                ha="left" if right else "right", va="center", fontsize=label_size,
+                ha="left" if right else "right", va="center", fontsize=label_size, linespacing=1.0,
                 fontweight="bold" if marked else "normal",
                 color=line["color"])
-        if marked:  # under its name, so the label is no wider than the others
-            ax.text(edge + (-0.05 if right else 0.05), level - 0.42, "control", ha="left" if right else "right",
-                    va="center", fontsize=7, color=line["color"])
-            if groups is not None:  # its line wears its group's colour: a red dot keeps the red bar's agent marked
-                ax.plot([ranks[j]], [0], marker="o", markersize=4, color="tab:red", zorder=4, gid="cd_control")
+        if marked and groups is not None:  # its line wears its group's colour: a red dot keeps the red bar's agent
+            # marked
+            ax.plot([ranks[j]], [0], marker="o", markersize=4, color="tab:red", zorder=4, gid="cd_control")
 
     if control is not None:
         # only the control's pairs were tested: one bar from the control over the agents not different from it

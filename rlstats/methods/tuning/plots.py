@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import format as fmt
 from ...errors import OptionError, agent_named
-from ...plotting import axes_or_new, fit_title, least_panel, legend_above, legend_above_height, palette, rows_held
+from ...plotting import ASKED_SIZE, axes_or_new, fit_title, least_panel, legend_above, legend_above_height, palette, rows_held
 
 #: the task of expected_max()'s rows averaged over the tasks (a label in its data, not a task of the design)
 MEAN_OVER_TASKS = "(mean over tasks)"
@@ -112,8 +112,10 @@ def plot_best_set(result, *, ax=None, **kwargs):
         return 0.8 + 0.1 * n + 0.12 * lines + 0.14 * breaks
 
     if own:  # no taller than a page: fewer rows, the title saying how many of how many (fig37: 30 rows of three
-        # lines made a figure 5 x 14.9 in)
-        while len(best) > 1 and height(len(best)) > MAX_HEIGHT:
+        # lines made a figure 5 x 14.9 in); under plot(figsize=), as many as the height asked holds (fixb37: 17 of 42
+        # bars at the top of a 5 x 20 in figure asked for, the rest of it empty)
+        asked = ASKED_SIZE.get()
+        while len(best) > 1 and height(len(best)) > (MAX_HEIGHT if asked is None else asked[1]):
             best = best.head(len(best) - 1)
     colors, single, reached, ties_shared, sharing = (
         values[:len(best)] for values in (colors, single, reached, ties_shared, sharing))
