@@ -124,8 +124,10 @@ def _check_metrics(metrics):
     """(names, specs): each spec is a built-in metric name or a callable."""
     if isinstance(metrics, str) or callable(metrics):
         metrics = (metrics,)
-    if not isinstance(metrics, Iterable) or hasattr(metrics, "columns") or hasattr(metrics, "shape"):
-        # a frame or an array is iterable (its column names, its rows): said as what it is, not read as names
+    if (not isinstance(metrics, Iterable) or hasattr(metrics, "columns")
+            or len(getattr(metrics, "shape", (0,))) != 1):
+        # a frame or a 2-D array is iterable (its column names, its rows): said as what it is, not read as names;
+        # a 1-D array, Series or Index of names (df["metric"].unique()) is read as a list
         raise OptionError(f"metrics must be a metric name, a function, or a list or dict of them, e.g. "
                           f"metrics=['iqm', 'mean'], got {shown(metrics)}")
     # at most MAX_METRICS + 1 taken, so that a huge (or endless) iterable is refused without being listed
