@@ -790,7 +790,7 @@ def _never_met_notes(design, pairs, n_shared, control=None):
                   f"among the agents it met only ({among})")
     if outside and names:
         return [f"{graph.never_met_phrase(names + outside)}: {graph.pairs_phrase(names)} "
-                f"{'is' if len(names) == 1 else 'are'} not compared post hoc and no critical-difference bar joins "
+                f"{verb(len(names), 'is')} not compared post hoc and no critical-difference bar joins "
                 f"{'it' if len(names) == 1 else 'them'}, the post hoc against the control {control} leaves "
                 f"{graph.pairs_phrase(outside)} out, and {rank_taken}"]
     if outside:
