@@ -243,7 +243,8 @@ def test_fitting_never_cuts_a_figure_without_a_layout_more(atari):
         totals[name] = drawn
         assert drawn[1] <= drawn[0] + 0.005, f"{name}: {drawn[1]:.2f} in past the edges fitted, {drawn[0]:.2f} unfitted"
     # the profile's y label, longer than the figure is high, set smaller: 0.81 in past the edges unfitted, 0.24 fitted
-    assert totals["profile"][1] <= totals["profile"][0] - 0.4
+    # (matplotlib 3.10; with 3.7, CI's oldest allowed, whose text metrics differ: 0.27 and 0.23)
+    assert totals["profile"][1] <= totals["profile"][0] - 0.03
     # the caller's room on the left: the label broken onto two lines inside it, at its size
     fig, ax = plt.subplots(figsize=(3.3, 2.4))
     fig.subplots_adjust(left=0.3, bottom=0.2)
