@@ -339,6 +339,24 @@ def label_named(labels: Sequence[str], option: str, name: object, *, what: str =
     return same[0] if same else None
 
 
+#: The most keys a mapping keyed by agent or task (``threshold=``, ``bounds=``, ``hue=``) may hold beyond the data's
+#: labels: a benchmark's table names more tasks than one analysis holds, but each key is named against the labels
+#: (:func:`label_named`, some microseconds), and 10**6 keys took 5.9 s to refuse (audit s38 loud38).
+MAX_EXTRA_KEYS = 10_000
+
+
+def check_key_count(labels: Sequence[str], option: str, mapping: Any, *, what: str = "task") -> None:
+    """An OptionError where ``mapping`` has more keys than ``labels`` and :data:`MAX_EXTRA_KEYS` others together,
+    before any key is read: its size only, so a huge mapping is refused at once."""
+    n_keys = len(mapping)
+    if n_keys > len(labels) + MAX_EXTRA_KEYS:
+        from .grammar import count
+
+        raise OptionError(f"{option}= has {count(n_keys, 'key')}, more than the data's {count(len(labels), what)} and "
+                          f"the {MAX_EXTRA_KEYS:,} others a table of a whole benchmark may name; keep the keys naming "
+                          f"the data's {what}s")
+
+
 def labels_keyed(labels: Sequence[str], option: str, mapping: Any, *, what: str = "task",
                  where: str = "") -> dict[Any, Any]:
     """``mapping`` (a dict or Series keyed by agent or task: ``threshold=``, ``bounds=``, ``hue=``) keyed by the
@@ -346,6 +364,7 @@ def labels_keyed(labels: Sequence[str], option: str, mapping: Any, *, what: str 
     not one silently kept, and so is a key naming none of ``labels``, in :func:`agent_named`'s wording (did you
     mean, the labels; ``where``: the column they are read from), the others naming none counted after it (review
     s30: threshold={'x': .2, 'y': .3, 'yy': 5} ignored 'yy')."""
+    check_key_count(labels, option, mapping, what=what)
     out: dict[Any, Any] = {}
     given: dict[Any, Any] = {}
     unknown: list[Any] = []

@@ -31,7 +31,7 @@ import pandas as pd
 from .design import CENSORED, arm_label, block_label, data_and_formula, design_of, public_function, summary_of
 from .interop import TABLE, as_pandas
 from .format import count, format_step, join_and, plural, singular, verb
-from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
+from .errors import DesignError, OptionError, as_given, check_key_count, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
 from .provenance import (SMALLER_BETTER, SUMMARY_WORDING, Note, key_values, rebind, set_notes,
                          values_record)
@@ -824,6 +824,7 @@ def _threshold_of(threshold, design):
     elif isinstance(threshold, (dict, pd.Series)):
         # a key names a task as the data write it (errors.label_named: 3 and "3" name the task printed 3)
         where = f" in column '{design.formula.blocks}'"
+        check_key_count(design.tasks, "threshold", threshold)  # its size before its keys are named
         named = {k: label_named(design.tasks, "threshold", k, what="task", listed=True) for k in threshold.keys()}
         covered = {label for label in named.values() if label is not None}
         others = [k for k, label in named.items() if label is None]

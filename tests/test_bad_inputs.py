@@ -10,6 +10,7 @@ column, value, option or formula part at fault). Every call is checked to leave 
 
 import contextlib
 import copy
+import functools
 import inspect
 import io
 import json
@@ -2181,6 +2182,33 @@ SUMMARY_CASES = [  # (what, options, error, phrases)
 @pytest.mark.parametrize("what, options, error, phrases", SUMMARY_CASES, ids=[c[0] for c in SUMMARY_CASES])
 def test_summarize_runs(what, options, error, phrases):
     fails(error, phrases, rlstats.summarize_runs, CURVES, CURVES_FORMULA, step="step", **options)
+
+
+# [audit s38 loud38] a mapping keyed by task or agent (threshold=, bounds=, hue=) of far more keys than the data have
+# labels is refused by its size, before any key is named (10**6 keys took 5.9 s to refuse, each named twice)
+@pytest.mark.parametrize("option", ["threshold", "bounds", "hue"])
+def test_a_mapping_of_a_million_keys_is_refused_at_once(option):
+    import time
+
+    import matplotlib.pyplot as plt
+
+    labels = "2 agents" if option == "hue" else "3 tasks"
+    if option == "threshold":
+        call = functools.partial(rlstats.summarize_runs, CURVES, CURVES_FORMULA, step="step", how="time_to_threshold")
+    elif option == "bounds":
+        call = functools.partial(rlstats.percentiles, TINY, "score ~ agent | task")
+    else:
+        call = functools.partial(rlstats.skillings_mack(TINY, "score ~ agent | task").plot, kind="critical_difference")
+    # a few keys naming no label: each named, as before (and the modules of the call imported before it is timed)
+    fails(OptionError, f"'nope' in {option}= is not a{'n' if option == 'hue' else ''} {labels.split()[1][:-1]}",
+          call, **{option: {"nope": (0.0, 1.0) if option == "bounds" else 1.0}})
+    huge = dict.fromkeys(range(10**6), (0.0, 10.0) if option == "bounds" else 1.0)
+    start = time.process_time()
+    fails(OptionError, (f"{option}= has 1,000,000 keys, more than the data's {labels} and the 10,000 others a table "
+                        f"of a whole benchmark may name; keep the keys naming the data's {labels.split()[1]}"),
+          call, **{option: huge})
+    assert time.process_time() - start < 0.3
+    plt.close("all")
 
 
 @pytest.mark.parametrize("how, phrase", [
