@@ -474,6 +474,27 @@ def _response(text, end, backticks):
     return code, span, simple, columns, pairs, spans
 
 
+def _evaluation_hint(parts, data, err):
+    """(the way on, the command line's) an evaluation error lacks: a column read in place of a function the
+    response calls (audit s38 loud38: abs(abs) with a column 'abs' said only "'numpy.ndarray' object is not
+    callable")."""
+    try:
+        tree = ast.parse(parts.code.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return "", ""
+    columns = {key: column for key, column in parts.lookups if column in data.columns}
+    if isinstance(err, TypeError) and "not callable" in str(err):
+        called = [node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call)
+                  and isinstance(node.func, ast.Name) and node.func.id in columns]
+        if called:
+            name = columns[called[0]]
+            said = (f"; the column {name!r} is read in place of the function {called[0]}(), which the response calls: "
+                    "a name is a column first; ")
+            return (said + f"rename the column, e.g. df = df.rename(columns={{{name!r}: {name + '_value'!r}}})",
+                    said + f"rename the column {name!r} in the file")
+    return "", ""
+
+
 def _parse_expression(text, code, where):
     """ast-parse the response code; a SyntaxError becomes a FormulaError with a caret."""
     span, problem, tree = (where[0], where[len(code)]), None, None
@@ -1155,7 +1176,10 @@ def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env: int | pats
         except Exception as err:
             message = (f"evaluating the response '{formula.response}' failed with {type(err).__name__}: "
                        f"{err}{_dtype_notes(parts, data)}{_unquoted_column(formula, parts, data.columns)}")
-            raise FormulaError(_caret(formula.text, *parts.response_span, message)) from err
+            hint, command_line = _evaluation_hint(parts, data, err)
+            raise FormulaError(_caret(formula.text, *parts.response_span, message + hint),
+                               command_line=_caret(formula.text, *parts.response_span, message + command_line)
+                               if command_line else None) from err
     values = _as_float(raw, parts, data)
     nonfinite = ~np.isfinite(values)
     missing = nonfinite & _input_missing(parts, data)

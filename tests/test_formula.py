@@ -300,6 +300,19 @@ def test_a_column_named_like_a_function_does_not_hide_the_function(scores):
     np.testing.assert_allclose(evaluate_response(parse("log ~ agent"), data).values, 9.0)
 
 
+def test_a_column_named_like_a_function_it_calls_is_named_as_the_cause(scores):
+    """audit s38 loud38: abs(abs) with a column 'abs' failed with "'numpy.ndarray' object is not callable", clear but
+    not saying the column was read in place of the function."""
+    data = scores.assign(abs=-scores["score"])
+    with pytest.raises(FormulaError) as error:
+        evaluate_response(parse("abs(abs) ~ agent"), data)
+    message = str(error.value)
+    assert ("the column 'abs' is read in place of the function abs(), which the response calls: a name is a column "
+            "first; rename the column, e.g. df = df.rename(columns={'abs': 'abs_value'})") in message
+    assert "'abs' in the file" in error.value.command_line
+    np.testing.assert_allclose(evaluate_response(parse("abs(score) ~ agent"), data).values, scores["score"])
+
+
 def test_back_quoted_and_bitwise_responses(scores):
     values = evaluate_response(parse("`my score` * 2 ~ `agent` | task"), scores).values
     np.testing.assert_allclose(values, scores["my score"] * 2)
