@@ -8,13 +8,15 @@ nor pyarrow is imported unless the caller's object comes from it, so neither is 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .errors import DesignError, OptionError
+from .grammar import count
 from .options import keywords_checked
 from .provenance import Note, add_note, concat_frames
 
@@ -354,9 +356,20 @@ def _names(option: str, names: Sequence[Any] | None, length: int, axis: str) -> 
         return list(range(length))
     if isinstance(names, str):
         raise OptionError(f"{option}= must be a list with one entry per position of {axis}, got the string {names!r}")
+    if not isinstance(names, Iterable):
+        raise OptionError(f"{option}= must be a list with one entry per position of {axis}, got "
+                          f"{type(names).__name__} {names!r:.60}")
+    # counted before it is listed, and never listed past one more than the axis (audit s38 loud38: tasks=range(10**9)
+    # was listed, 8 GB, before its length was read)
+    if isinstance(names, Sized):
+        said = count(len(names), "entry") if len(names) != length else None
+    else:
+        names = list(itertools.islice(names, length + 1))
+        said = None if len(names) == length else (f"more than {length:,} entries" if len(names) > length
+                                                  else count(len(names), "entry"))
+    if said is not None:
+        raise OptionError(f"{option}= has {said} but {axis} has {length}")
     names = list(names)
-    if len(names) != length:
-        raise OptionError(f"{option}= has {len(names)} entries but {axis} has {length}")
     if len(set(names)) != len(names):
         repeated = sorted({str(n) for n in names if names.count(n) > 1})
         raise OptionError(f"{option}= repeats {', '.join(repeated)}; each position needs its own name")

@@ -3868,6 +3868,16 @@ RLIABLE_CASES = [
      "scores['B'] has shape (2, 2), but scores['A'] has (2, 3): every agent needs the same tasks"),
     ("too few task names", ({"A": np.ones((2, 3))},), {"tasks": ["x", "y"]}, OptionError,
      "tasks= has 2 entries but the arrays' second axis (tasks) has 3"),
+    # audit s38 loud38: one name is "1 entry"; a number was Python's TypeError; a range of 10**9 names was listed
+    # (8 GB) before it was counted
+    ("one task name", ({"A": np.ones((2, 3))},), {"tasks": ["x"]}, OptionError,
+     "tasks= has 1 entry but the arrays' second axis (tasks) has 3"),
+    ("tasks a number", ({"A": np.ones((2, 3))},), {"tasks": 3}, OptionError,
+     "tasks= must be a list with one entry per position of the arrays' second axis (tasks), got int 3"),
+    ("a billion task names", ({"A": np.ones((2, 3))},), {"tasks": range(10**9)}, OptionError,
+     "tasks= has 1,000,000,000 entries but the arrays' second axis (tasks) has 3"),
+    ("task names from a generator", ({"A": np.ones((2, 3))},), {"tasks": (f"t{i}" for i in range(10**9))},
+     OptionError, "tasks= has more than 3 entries but the arrays' second axis (tasks) has 3"),
     ("a task named twice", ({"A": np.ones((2, 2))},), {"tasks": ["x", "x"]}, OptionError, "tasks= repeats x"),
     ("tasks a string", ({"A": np.ones((2, 2))},), {"tasks": "xy"}, OptionError, "got the string 'xy'"),
     ("steps for final scores", ({"A": np.ones((2, 2))},), {"steps": [0, 1]}, OptionError,
