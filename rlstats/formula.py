@@ -474,10 +474,26 @@ def _response(text, end, backticks):
     return code, span, simple, columns, pairs, spans
 
 
+def _keyword_expression(code):
+    """Whether words apart (no operator) are Python joined by its keywords ('score if ok else 0', 'a and b'), not a
+    column name with spaces (audit s38 loud38: a conditional got the advice to back-quote it)."""
+    if not any(keyword.iskeyword(word) for word in code.split()):
+        return False
+    try:
+        ast.parse(code, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+#: what a response's truth value of a whole column was asked by (``x if c else y``, and, or, not)
+_ONE_TRUTH_VALUE = (ast.IfExp, ast.BoolOp, ast.Not)
+
+
 def _evaluation_hint(parts, data, err):
     """(the way on, the command line's) an evaluation error lacks: a column read in place of a function the
     response calls (audit s38 loud38: abs(abs) with a column 'abs' said only "'numpy.ndarray' object is not
-    callable")."""
+    callable"); a conditional or and/or/not asked one truth value of a column."""
     try:
         tree = ast.parse(parts.code.strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -492,6 +508,11 @@ def _evaluation_hint(parts, data, err):
                     "a name is a column first; ")
             return (said + f"rename the column, e.g. df = df.rename(columns={{{name!r}: {name + '_value'!r}}})",
                     said + f"rename the column {name!r} in the file")
+    if isinstance(err, ValueError) and "truth value" in str(err) and any(
+            isinstance(node, _ONE_TRUTH_VALUE) for node in ast.walk(tree)):
+        said = ("; 'if ... else', 'and', 'or' and 'not' read one truth value for the whole response, not one a row: "
+                "write np.where(condition, a, b) for a choice a row, and &, |, ~ between comparisons")
+        return said, said
     return "", ""
 
 
@@ -500,7 +521,7 @@ def _parse_expression(text, code, where):
     span, problem, tree = (where[0], where[len(code)]), None, None
     if keyword.iskeyword(code):
         _keyword_fail(text, "response", code, *span, f"'{code}' is a Python keyword; back-quote the column: `{code}`")
-    if re.fullmatch(r"\w+(\s+\w+)+", code):
+    if re.fullmatch(r"\w+(\s+\w+)+", code) and not _keyword_expression(code):
         _fail(text, *span, f"column names that contain spaces must be back-quoted, e.g. `{text[slice(*span)]}`")
     try:
         tree = ast.parse(code, mode="eval")
@@ -1089,7 +1110,8 @@ def _check_restricted(formula, parts, columns=()):
     for node in ast.walk(tree):
         bad = None
         if not isinstance(node, _RESTRICTED_NODES):
-            bad = f"{type(node).__name__.lower()} expressions"
+            bad = ("conditional expressions (a if c else b)" if isinstance(node, ast.IfExp)
+                   else f"{type(node).__name__.lower()} expressions")
         elif isinstance(node, ast.Constant) and (isinstance(node.value, bool) or
                                                  not isinstance(node.value, (int, float))):
             bad = "constants other than numbers"

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rlstats.errors import DesignError, FormulaError, OptionError
-from rlstats.formula import Formula, Response, check_columns, evaluate_response, parse
+from rlstats.formula import RESTRICTED, Formula, Response, check_columns, evaluate_response, parse
 
 
 def caret(message, text):
@@ -311,6 +311,24 @@ def test_a_column_named_like_a_function_it_calls_is_named_as_the_cause(scores):
             "first; rename the column, e.g. df = df.rename(columns={'abs': 'abs_value'})") in message
     assert "'abs' in the file" in error.value.command_line
     np.testing.assert_allclose(evaluate_response(parse("abs(score) ~ agent"), data).values, scores["score"])
+
+
+def test_a_conditional_response_is_python_not_a_spaced_name(scores):
+    """audit s38 loud38: 'score if True else 0' got the advice to back-quote it as a column name with spaces; it is
+    a conditional expression, read as Python (as its parenthesised form always was), refused by the command line by
+    name, and where its condition is a column the way on is np.where."""
+    assert parse("score if True else 0 ~ agent").response == "score if True else 0"
+    np.testing.assert_allclose(evaluate_response(parse("score if True else 0 ~ agent"), scores).values,
+                               scores["score"])
+    with pytest.raises(FormulaError) as error:
+        evaluate_response(parse("score if score > 1 else 0 ~ agent"), scores)
+    assert ("'if ... else', 'and', 'or' and 'not' read one truth value for the whole response, not one a row: write "
+            "np.where(condition, a, b) for a choice a row, and &, |, ~ between comparisons") in str(error.value)
+    with pytest.raises(FormulaError) as error:
+        evaluate_response(parse("score if True else 0 ~ agent"), scores, eval_env=RESTRICTED)
+    assert "not conditional expressions (a if c else b)" in str(error.value)
+    with pytest.raises(FormulaError, match="must be back-quoted, e.g. `my class`"):
+        parse("my class ~ agent")
 
 
 def test_back_quoted_and_bitwise_responses(scores):
