@@ -3241,10 +3241,11 @@ def test_rendering_options(results, name, method, options, phrase):
     fails(OptionError, phrase, getattr(results[name], method), **options)
 
 
-@pytest.mark.parametrize("digits", [0, 2.5, True, "3"])
-def test_task_table_latex_digits(results, digits):
+@pytest.mark.parametrize("method", ["to_latex", "to_markdown", "display"])  # audit s38 loud38: markdown, display
+@pytest.mark.parametrize("digits", [0, 2.5, True, "3", 10**6])                 # took numpy's TypeError
+def test_task_table_latex_digits(results, digits, method):
     fails(OptionError, f"digits must be a whole number of significant digits from 1 to 15, got {digits!r}",
-          results["task_table"].to_latex, digits=digits)
+          getattr(results["task_table"], method), digits=digits)
 
 
 @pytest.mark.parametrize("a, b, options, phrase", [

@@ -25,6 +25,13 @@ _AGGREGATED = {"mean": "mean of the {task} means{of}", "median": "median of the 
                "iqm": "IQM of all runs of {tasks} pooled (each {task} weighed alike)"}
 
 
+def _check_digits(digits: object) -> None:
+    """digits= of every format: a whole number from 1 to 15 (audit s38 loud38: to_markdown and display took numpy's
+    TypeError for digits='3')."""
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 1 <= digits <= 15:
+        raise OptionError(f"digits must be a whole number of significant digits from 1 to 15, got {digits!r}")
+
+
 def _markdown_mark(text):
     """A possibly-best cell in Markdown: its text escaped, then the dagger."""
     return f"{fmt.markdown_escape(text)} {DAGGER}"
@@ -309,6 +316,7 @@ class TaskTableResult(Result):
     def display(self, digits: int = DIGITS, bold: Callable[[str], str] = lambda s: f"*{s}*",
                 mark: Callable[[str], str] = lambda s: f"{s} {DAGGER}") -> pd.DataFrame:
         """The table as a DataFrame of strings: tasks as rows, agents as columns (and the aggregate row)."""
+        _check_digits(digits)
         frame = pd.DataFrame(self._cell_texts(digits, bold, mark), index=list(self.tasks), columns=list(self.agents))
         if self.aggregate is not None:
             frame.loc[f"aggregate {vocabulary.metric_label(self.aggregate['metric'])}"] = \
@@ -451,8 +459,7 @@ class TaskTableResult(Result):
         """
         if label is not None and not isinstance(label, str):
             raise OptionError(f"label must be text for \\label{{...}}, e.g. label='tab:results', got {label!r}")
-        if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 1 <= digits <= 15:
-            raise OptionError(f"digits must be a whole number of significant digits from 1 to 15, got {digits!r}")
+        _check_digits(digits)
         check_layout(environment, resize)
         return self._latex(self.caption(), label, digits, environment, resize, self._table_notes())
 
@@ -485,6 +492,7 @@ class TaskTableResult(Result):
                                notes=notes) + "\n"
 
     def to_markdown(self, digits: int = DIGITS) -> str:
+        _check_digits(digits)
         frame = self.display(digits, bold=lambda s: f"**{fmt.markdown_escape(s)}**", mark=_markdown_mark)
         # what was dropped or changed, as printed; names as written (audit s19)
         notes = "".join(f"- {fmt.markdown_escape(n, start=True)}\n" for n in self._table_notes())
