@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import rlstats
 from conftest import quietly, simulated_curves
@@ -71,8 +70,11 @@ def test_bootstrap_iqm_of_runs_winsorised_to_one_value_in_any_units():
                        n_resamples=100, rng=1)
         equivalence.append([n for n in pair.notes if n.startswith("the aggregate (IQM) difference")])
     assert notes[1] == notes[2] == notes[0]
-    assert any("IQM of D" in n and "no spread to studentise" in n for n in notes[0])
+    assert any(n.startswith("studentized intervals withheld for the IQM of D; the mean of D: three quarters or more "
+                            "of the agent's runs sit at a task's largest or smallest score") for n in notes[0])
     assert equivalence[1] == equivalence[2] == equivalence[0] != []
+    assert equivalence[0][0].startswith("the aggregate (IQM) difference is withheld for C vs D: D's runs: three "
+                                        "quarters or more of them sit at")
 
 
 def _integer_curves():
