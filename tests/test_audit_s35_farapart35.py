@@ -101,13 +101,15 @@ def test_truths_against_coverage_small_runs():
 
 def test_reduced_measurement():
     """The reduced version of the slow test: the first 40 data sets of the table's rows at 3 capped runs (the
-    stream of the rows: the same 40 data sets and intervals), each one whose runs lie apart; one IQM interval withheld
-    (two tasks' runs all at their caps: no spread to studentise), not counted (the row's 250 of 2,500)."""
+    stream of the rows: the same 40 data sets and intervals), each one whose runs lie apart; two IQM intervals withheld
+    (two tasks' runs all at their caps: no spread to studentise; and, since audit s38 meta38, one whose runs winsorise
+    to one value in every task, whose standard error of 4e-10 was the rounding of 0 and its interval a point below
+    the truth), not counted (the row's 250 of 2,500)."""
     result = BY["measure"](3, "capped", kept=40, baseline=False)
     apart = result["apart"]
     counts = {m: tuple(int(apart[m][k].sum()) for k in ("held", "below", "above")) + (apart[m]["withheld"],)
               for m in ("iqm", "mean")}
-    assert counts == {"iqm": (29, 8, 2, 1), "mean": (36, 4, 0, 0)}
+    assert counts == {"iqm": (29, 7, 2, 2), "mean": (36, 4, 0, 0)}
     assert result["rate"] == pytest.approx(0.05521)
 
 

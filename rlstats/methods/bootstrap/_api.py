@@ -1050,7 +1050,13 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         if "median" in computed:
             tied[:, np.array(computed) == "median"] = median_tied_at_middle(
                 bound_ties(design, tied_only=True)[0], design.counts, design.cell_matrix())[:, None]
-        given = np.isfinite(bounds).all(axis=-1)
+        # runs at a cap are withheld as such whether the IQM's data standard error is rounding or 0 (of runs
+        # winsorised to one value but not one in every task: which of the two, the score's units decided, audit s38
+        # meta38); runs one value in every task keep the note that they have no spread
+        low, high = block_ranges(design.y, design.agent * design.n_tasks + design.task, design.n_agents * design.n_tasks)
+        spread = (high > low).reshape(design.n_agents, design.n_tasks).any(axis=1)
+        given = np.isfinite(bounds).all(axis=-1) | ((errors[1] == 0) & spread[:, None]
+                                                    & (np.asarray(computed) == "iqm")[None, :])
         tied &= given & ~saturated
         saturated &= given
         saturated |= tied

@@ -765,6 +765,14 @@ class StandardErrors:
                 high = values[np.argmax(cumulative > self.total - self.cut - slack, axis=1)]
                 winsorised = np.clip(self.values[None, :], low[:, None], high[:, None])
                 variance, _ = self.task_variances(counts, winsorised)
+                # a task whose counted runs are winsorised to one value has no spread: 0, not the rounding of their
+                # deviations from the raw runs' task mean, which was 0 or 1e-10 of the score as its units fell and
+                # gave the interval's withholding one reason or another (audit s38 meta38)
+                drawn = counts > 0
+                start = self.layout.task_start
+                one = (np.maximum.reduceat(np.where(drawn, winsorised, -np.inf), start, axis=1)
+                       == np.minimum.reduceat(np.where(drawn, winsorised, np.inf), start, axis=1))
+                variance = np.where(one, 0.0, variance)
                 out[:, j] = np.sqrt((self.task_weight ** 2 / sizes * variance).sum(axis=1)) / self.kept
         return out * self.unit  # the variances were in units of self.unit squared
 

@@ -1011,17 +1011,17 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         widening = np.where(logged_fewest >= 2, np.sqrt(logged_fewest / (logged_fewest - 1.0)), expansion[:, None])
     with np.errstate(invalid="ignore"):  # inf widening (a task of one run) only at steps withheld just below
         replicates = estimates[:, None, :] + widening[:, None, :] * (raw - estimates[:, None, :])
-    df = np.stack([kernels.effective_df(r, w, t, n_tasks, ~np.isnan(v))
-                   for r, (_, w, _), (v, t) in zip(replicates, done, per_agent)])
+    # a step's spread is judged on its scores (the package's tie rule), whatever their units or shift
+    # (each task's at its own scale, combined as the statistic weighs the tasks: review s37 rv37a)
+    tolerance = np.stack([kernels.step_tolerance(v, t, n_tasks, b.statistic_name)
+                          for (v, t), b in zip(per_agent, band)])
+    df = np.stack([kernels.effective_df(r, w, t, n_tasks, ~np.isnan(v), tol)
+                   for r, (_, w, _), (v, t), tol in zip(replicates, done, per_agent, tolerance)])
     # a step withheld for an agent enters none of its bands (nor the maximum of the simultaneous one)
     replicates = np.where(short[:, None, :], np.nan, replicates)
     df = np.where(short, np.nan, df)
     pointwise = np.stack([kernels.percentile_bounds(r, e, options.confidence_level, d)
                           for r, e, d in zip(replicates, estimates, df)])
-    # a step's spread is judged on its scores (the package's tie rule), whatever their units or shift
-    # (each task's at its own scale, combined as the statistic weighs the tasks: review s37 rv37a)
-    tolerance = np.stack([kernels.step_tolerance(v, t, n_tasks, b.statistic_name)
-                          for (v, t), b in zip(per_agent, band)])
     bands = [kernels.sup_t_band(r, e, options.confidence_level, d, tol)
              for r, e, d, tol in zip(replicates, estimates, df, tolerance)]
     about_bands.append(f"{'both bands use' if done[0][2] is None else 'the expanded bands use'} t quantiles at "

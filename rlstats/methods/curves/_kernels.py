@@ -518,7 +518,7 @@ def all_relabellings(starts, sizes, n_first):
     return np.concatenate([b[k] for b, k in zip(blocks, picks)], axis=1)
 
 
-def effective_df(replicates, weights, task_of, n_tasks, logged):
+def effective_df(replicates, weights, task_of, n_tasks, logged, tolerance=None):
     """(steps,) Welch-Satterthwaite degrees of freedom of a stratified statistic, read from its bootstrap.
 
     A run's empirical influence at a step is estimated by the covariance over resamples of how often it was
@@ -528,11 +528,15 @@ def effective_df(replicates, weights, task_of, n_tasks, logged):
     the sum of n_t - 1 when tasks weigh alike, near n - 1 when one task carries the variance (as the median
     of task means does). ``weights`` (B, runs) are the resampling counts; steps without spread give NaN.
     ``logged`` (runs, steps): the runs logged at each step, n_t counting those of the task logged there (session 28:
-    runs that ended early were counted, 9 df said of a step of 5 runs).
+    runs that ended early were counted, 9 df said of a step of 5 runs). ``tolerance`` (steps,): the step's
+    :func:`step_tolerance`; a step whose resamples all lie within it of their mean has no spread (audit s38 meta38:
+    the optimality gap of runs at or above gamma, or tied below it, NaN in the data's units and 3.48 x 7.3).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         centred = np.nan_to_num(replicates - np.nanmean(replicates, axis=0))
+    if tolerance is not None:
+        centred[:, (np.abs(centred) <= tolerance).all(axis=0)] = 0.0
     influence = (weights - 1.0).T @ centred / replicates.shape[0]  # (runs, steps)
     top = np.abs(influence).max(axis=0)
     influence = influence / np.where(top > 0, top, 1.0)  # df is scale-free; v_t^2 in tiny units would underflow

@@ -1015,10 +1015,14 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
                                        monte_carlo_se(test[key], options.n_resamples), 0.0)
                          for key in ("p_lower", "p_upper", "p_below", "p_above")}
         # (too few resamples for alpha: an infinite interval and nothing shown, by that rule's note below)
-        own = [n for n, k, c in ((a, p, capped[0]), (b, q, capped[1]))
-               if reaches and not np.isfinite(mine.intervals[k, 0]).all() and not c]
-        beyond = reaches and ((test["conf_low"] < low[i] - high[j]) | (test["conf_high"] > high[i] - low[j]))
         at_cap = [n for n, k in zip((a, b), _capped_pair(design, (i, j), options.aggregate)) if k]
+        # an agent at the pair's cap whose runs vary is withheld as such, whether its interval was withheld or given
+        # (its IQM's standard error of runs winsorised to one value: 0, or rounding as the score's units fell, audit
+        # s38 meta38); one whose runs are one value in every task keeps the bootstrap's reason
+        varied = [n for n, k in ((a, i), (b, j)) if n in at_cap and (cell_high[:, k] > cell_low[:, k]).any()]
+        own = [n for n, k, c in ((a, p, capped[0]), (b, q, capped[1]))
+               if reaches and not np.isfinite(mine.intervals[k, 0]).all() and not c and n not in varied]
+        beyond = reaches and ((test["conf_low"] < low[i] - high[j]) | (test["conf_high"] > high[i] - low[j]))
         if own or beyond:
             lost[a, b] = (f"the bootstrap withholds the studentised interval of {' and '.join(own)} (too "
                                    "many resamples repeat one score in a task: standard error 0)" if own else
