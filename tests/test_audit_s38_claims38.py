@@ -1,0 +1,61 @@
+"""Audit s38 (claims38): printed claims checked against the rows analysed, in the less visited results.
+
+Each test builds a small design by hand (a cell of one run, a pilot shifted by one SD, a run logged shorter than its
+one sibling) and asserts the words the result prints, with the numbers read off the design or the result itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import rlstats
+
+FORMULA = "score ~ agent | task"
+
+
+def _one_run_frame(c_runs):
+    """A and C on t1-t3, 4 runs each but C's c_runs[t]: scores 0/1 alternating, C 0.3 and each task 0.1 higher."""
+    rows = [dict(agent=a, task=t, seed=s, score=float(s % 2) + 0.3 * "AC".index(a) + 0.1 * int(t[1]))
+            for a in "AC" for t in ("t1", "t2", "t3") for s in range(c_runs.get(t, 4) if a == "C" else 4)]
+    return pd.DataFrame(rows)
+
+
+def test_wilson_profile_band_does_not_say_a_single_run_adds_no_spread():
+    # Before: "C: 1 of 3 tasks have a single run, which adds no spread to the intervals (t1)" under the default
+    # Wilson band, which resamples nothing: it counts the runs, so the one-run task lowers C's effective runs
+    # T^2 / sum(1 / n_t) from 9 / 0.75 = 12 to 9 / 1.5 = 6 and widens C's band at tau 0.5 from 0.533 to 0.721.
+    full = rlstats.performance_profile(_one_run_frame({}), FORMULA, tau=[0.5])
+    single = rlstats.performance_profile(_one_run_frame({"t1": 1}), FORMULA, tau=[0.5])
+    assert single.interval == "wilson"
+    widths = [np.diff(res.intervals[1, 0, :])[0] for res in (full, single)]
+    assert np.round(widths, 3).tolist() == [0.533, 0.721]
+    assert not any("adds no spread" in note for note in single.notes), single.notes
+    assert ("C: 1 of 3 tasks has a single run, which the Wilson band counts as one run, lowering its effective "
+            "number of runs (T^2 / sum(1 / n_t)) (t1)") in single.notes, single.notes
+    # the percentile band resamples runs, and a single run's indicator is the same in every resample
+    boot = rlstats.performance_profile(_one_run_frame({"t1": 1}), FORMULA, tau=[0.5], interval="percentile",
+                                       n_resamples=100, rng=0)
+    assert "C: 1 of 3 tasks has a single run, which adds no spread to the intervals (t1)" in boot.notes
+
+
+def test_probability_of_improvement_does_not_say_a_single_run_adds_no_spread():
+    # Before: "C: 1 of 3 tasks have a single run, which adds no spread to the intervals (t1)". On t1 alone (C's one
+    # run against A's 4) the score interval's Hanley-McNeil variance at 1/2 is 0.125 and the percentile interval is
+    # not of zero width: A's runs are resampled against C's one. What is true is that the pair rests on one run there.
+    from rlstats.methods.bootstrap._small_runs import hanley_mcneil_variance
+    assert hanley_mcneil_variance(0.5, 4, 1) == 0.125
+    for interval in ("score", "percentile"):
+        res = rlstats.probability_of_improvement(_one_run_frame({"t1": 1}), FORMULA, interval=interval,
+                                                 n_resamples=200, rng=0)
+        assert not any("adds no spread" in note for note in res.notes), res.notes
+        assert "C: 1 of 3 tasks has a single run, so its comparisons there rest on that one run (t1)" in res.notes
+
+
+def test_bootstrap_keeps_its_single_run_note_with_the_verb_agreeing():
+    # bootstrap() resamples each agent's runs within a task: C's one run on t1 is the same in every resample. Before:
+    # "1 of 3 tasks have"; 2 of 3 keep "have".
+    one = rlstats.bootstrap(_one_run_frame({"t1": 1}), FORMULA, n_resamples=100, rng=0)
+    assert "C: 1 of 3 tasks has a single run, which adds no spread to the intervals (t1)" in one.notes
+    two = rlstats.bootstrap(_one_run_frame({"t1": 1, "t2": 1}), FORMULA, n_resamples=100, rng=0)
+    assert "C: 2 of 3 tasks have a single run, which adds no spread to the intervals (t1, t2)" in two.notes
