@@ -59,3 +59,23 @@ def test_bootstrap_keeps_its_single_run_note_with_the_verb_agreeing():
     assert "C: 1 of 3 tasks has a single run, which adds no spread to the intervals (t1)" in one.notes
     two = rlstats.bootstrap(_one_run_frame({"t1": 1, "t2": 1}), FORMULA, n_resamples=100, rng=0)
     assert "C: 2 of 3 tasks have a single run, which adds no spread to the intervals (t1, t2)" in two.notes
+
+
+def _pilot(effect):
+    rows = [dict(agent=a, task=t, seed=s, score=float(s) + "AB".index(a)) for a in "AB" for t in ("t1", "t2")
+            for s in range(3)]
+    return rlstats.power("skillings_mack", design=pd.DataFrame(rows), formula=FORMULA, effect=effect, seeds=[3],
+                         n_sim=10, rng=0, progress=False)
+
+
+def test_power_says_a_shift_of_one_sd_in_the_singular():
+    # Before: "B raised by 1 within-cell standard deviations of each task" (the note) and "B shifted by 1 pooled
+    # within-cell standard deviations" (report()); the pilot's own gaps already said "by 1 ... standard deviation".
+    one = _pilot(1.0)
+    assert any(note.startswith("pilot: B raised by 1 within-cell standard deviation of each task, on top of")
+               for note in one.notes), one.notes
+    assert "B shifted by 1 pooled within-cell standard deviation of each task" in one.report(format="text")
+    half = _pilot(0.5)
+    assert any(note.startswith("pilot: B raised by 0.5 within-cell standard deviations of each task")
+               for note in half.notes), half.notes
+    assert "B shifted by 0.5 pooled within-cell standard deviations of each task" in half.report(format="text")
