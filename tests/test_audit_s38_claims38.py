@@ -79,3 +79,22 @@ def test_power_says_a_shift_of_one_sd_in_the_singular():
     assert any(note.startswith("pilot: B raised by 0.5 within-cell standard deviations of each task")
                for note in half.notes), half.notes
     assert "B shifted by 0.5 pooled within-cell standard deviations of each task" in half.report(format="text")
+
+
+def _sb3_runs(root, lengths):
+    """SB3 progress.csv files of ppo on cart, one a seed, logged at 100, 200, ... for ``lengths[seed]`` rows."""
+    for seed, n in enumerate(lengths):
+        folder = root / "ppo" / "cart" / f"seed_{seed}"
+        folder.mkdir(parents=True)
+        pd.DataFrame({"time/total_timesteps": np.arange(1, n + 1) * 100,
+                      "rollout/ep_rew_mean": np.arange(n, dtype=float)}).to_csv(folder / "progress.csv", index=False)
+    return rlstats.read_logs(root, "{agent}/{task}/seed_{seed}", progress=False).attrs["read_log"]
+
+
+def test_read_logs_says_a_run_shorter_than_its_one_sibling_in_the_singular(tmp_path):
+    # Before: "agent=ppo task=cart seed=0 ends at step 300 (its 1 siblings: median 500)": one sibling, no median.
+    log = _sb3_runs(tmp_path / "two", (3, 5))
+    assert [str(e) for e in log.ended_early] == ["agent=ppo task=cart seed=0 ends at step 300 (its 1 sibling: 500)"]
+    log = _sb3_runs(tmp_path / "three", (3, 5, 5))
+    assert [str(e) for e in log.ended_early] == ["agent=ppo task=cart seed=0 ends at step 300 (its 2 siblings: "
+                                                 "median 500)"]
