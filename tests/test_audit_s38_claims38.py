@@ -6,6 +6,8 @@ one sibling) and asserts the words the result prints, with the numbers read off 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -98,3 +100,17 @@ def test_read_logs_says_a_run_shorter_than_its_one_sibling_in_the_singular(tmp_p
     log = _sb3_runs(tmp_path / "three", (3, 5, 5))
     assert [str(e) for e in log.ended_early] == ["agent=ppo task=cart seed=0 ends at step 300 (its 2 siblings: "
                                                  "median 500)"]
+
+
+def test_adastop_says_it_can_reject_on_no_task_unambiguously():
+    # Before: "AdaStop cannot reject on every task: ..." where it can reject on none (n = 2, K = 2 spend no level on
+    # either task), which reads as "on some task it cannot". Where only some tasks spend nothing it names them.
+    rows = [dict(agent=a, task=t, seed=s, score=float(s) + "AB".index(a)) for a in "AB" for t in ("t1", "t2")
+            for s in range(4)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.adastop(pd.DataFrame(rows), FORMULA, n=2, K=2, rng=0)
+    note = next(n for n in res.notes if n.startswith("AdaStop cannot reject"))
+    assert note.startswith("AdaStop cannot reject on any task: with its runs per interim and interims no level can "
+                           "be spent"), note
+    assert "on every task" not in note
