@@ -114,3 +114,32 @@ def test_adastop_says_it_can_reject_on_no_task_unambiguously():
     assert note.startswith("AdaStop cannot reject on any task: with its runs per interim and interims no level can "
                            "be spent"), note
     assert "on every task" not in note
+
+
+DISCONNECTED = {("A", "t1"): 4, ("B", "t1"): 4, ("A", "t2"): 4, ("B", "t2"): 4,
+                ("C", "t3"): 4, ("D", "t3"): 4, ("C", "t4"): 4, ("D", "t4"): 4}
+
+
+def _frame(cells, seed=0):
+    r = np.random.default_rng(seed)
+    return pd.DataFrame([dict(agent=a, task=t, seed=k, score=float(r.normal(ord(a) - 64, 1)))
+                         for (a, t), n in cells.items() for k in range(n)])
+
+
+def test_bayes_counts_the_pairs_compared_that_did_not_share_every_task():
+    # Before: "2 pairs of agents did not share every task" beside the note that 4 pairs never ran on a common task:
+    # 6 of the 6 pairs shared fewer than the 4 tasks; the 2 counted are the pairs compared (A-B and C-D, 2 tasks each).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bayes(_frame(DISCONNECTED), FORMULA, n_samples=2000, rng=0)
+    assert res.tidy().dropna(subset=["p_better"])[["agent_1", "agent_2", "n_tasks"]].values.tolist() == [
+        ["A", "B", 2], ["C", "D", 2]]
+    assert ("2 pairs of agents compared did not share every task: each pair is compared on the tasks where both ran "
+            "(n_tasks in tidy())") in res.notes, res.notes
+    # all pairs met: the count is of every pair, said as before
+    chain = {**{(a, "t1"): 4 for a in "ABC"}, ("A", "t2"): 4, ("B", "t2"): 4}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bayes(_frame(chain), FORMULA, n_samples=2000, rng=0)
+    assert ("2 pairs of agents did not share every task: each pair is compared on the tasks where both ran "
+            "(n_tasks in tidy())") in res.notes, res.notes
