@@ -143,3 +143,18 @@ def test_bayes_counts_the_pairs_compared_that_did_not_share_every_task():
         res = rlstats.bayes(_frame(chain), FORMULA, n_samples=2000, rng=0)
     assert ("2 pairs of agents did not share every task: each pair is compared on the tasks where both ran "
             "(n_tasks in tidy())") in res.notes, res.notes
+
+
+def test_percentiles_single_run_cell_is_said_as_the_bootstrap_reads_it():
+    # Before: "1 cell has a single run (t1/a2), which adds no spread to the bootstrap intervals". An agent's percentile
+    # on a task reads the other agents' runs, which are resampled there (the refusal of a2's interval with one run in
+    # every task says so: "its interval would show only the other agents' spread"); what the cell lacks is its own.
+    r = np.random.default_rng(0)
+    rows = [dict(agent=a, task=t, seed=s, score=float(r.normal())) for a in ("a1", "a2", "a3") for t in ("t1", "t2")
+            for s in range(1 if (a, t) == ("a2", "t1") else 4)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.percentiles(pd.DataFrame(rows), FORMULA, interval="bootstrap", n_resamples=100, rng=0)
+    assert ("1 cell has a single run (t1/a2): the bootstrap intervals show the other agents' spread there, not its "
+            "own") in res.notes, res.notes
+    assert not any("adds no spread" in note for note in res.notes)
