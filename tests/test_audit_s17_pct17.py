@@ -126,7 +126,9 @@ def test_bootstrap_single_run_note_names_the_cells():
     data = _runs(4, agents=3, tasks=2)
     data = data[~((data["agent"] == "a2") & (data["task"] == "t1") & (data["seed"] > 0))]
     res = rlstats.percentiles(data, FORMULA, interval="bootstrap", n_resamples=300, rng=0)
-    assert ("1 cell has a single run (t1/a2), which adds no spread to the bootstrap intervals" in res.notes), res.notes
+    # audit s38 claims38: the other agents' runs are resampled there; the cell lacks only its own spread
+    assert ("1 cell has a single run (t1/a2): the bootstrap intervals show the other agents' spread there, not its "
+            "own" in res.notes), res.notes
 
 
 def test_cdf_plot_names_the_response():

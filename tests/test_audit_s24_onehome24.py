@@ -63,7 +63,7 @@ def test_task_table_aggregate_notes_do_not_depend_on_a_task_name():
         boot = rlstats.bootstrap(data, "score ~ agent | task", rng=0, metrics=["mean"], normalize=False,
                                  n_resamples=200)
         # the bootstrap's notes: its single-run note, then the one withholding agent_1's interval (1 run in a task)
-        assert len(boot.notes) == 2 and boot.notes[0].startswith("agent_1: 1 of 3 tasks have a single run")
+        assert len(boot.notes) == 2 and boot.notes[0].startswith("agent_1: 1 of 3 tasks has a single run")
         assert boot.withheld_notes == boot.notes[1:] and boot.withheld_notes[0].startswith(
             "studentized intervals need at least 3 runs in every task and are withheld for agent_1 (1)")
         # quoted whole, after whose options its way on names (audit s28)

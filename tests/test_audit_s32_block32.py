@@ -40,7 +40,7 @@ def test_bootstrap_notes_name_the_block_column():
     notes = "\n".join(res.notes)
     assert ('1 env left out because some algo has no runs there (na_action="drop"; 8 runs dropped): g2'
             in notes), notes
-    assert "A2: 1 of 4 envs have a single run, which adds no spread to the intervals (g3)" in notes
+    assert "A2: 1 of 4 envs has a single run, which adds no spread to the intervals (g3)" in notes
     assert ("A2: runs per env differ (1 to 4), so the IQM and the optimality gap weigh each env alike, a run of an "
             "env with c runs counting c_max / c times (as if every env had the algo's most runs, c_max); pooling "
             "the runs would weigh the envs by their runs") in notes
@@ -159,5 +159,5 @@ def test_a_block_column_named_in_the_plural_is_said_as_it_is():
     df = _incomplete(_renamed()).rename(columns={"env": "games"})
     notes = "\n".join(_quiet(lambda: rlstats.bootstrap(df, "ret ~ algo | games", rng=1, na_action="drop",
                                                        n_resamples=200)).notes)
-    assert "A2: 1 of 4 games have a single run" in notes
+    assert "A2: 1 of 4 games has a single run" in notes
     assert "gameses" not in notes

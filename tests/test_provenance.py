@@ -282,10 +282,11 @@ def test_an_early_end_among_read_logs_runs_is_said_again_of_the_siblings_present
     frame = rlstats.read_logs(tmp_path, ZOO_PATTERN, format="sb3_eval", progress=False)
     early = ("1 run ends well before the other runs with the same agent and task (last logged step under 90% of their "
              "median: killed, or still running?), so a value at the last step would compare different steps: "
-             "agent=ppo task=Hopper-v4 seed={seed} ends at step 500 (its {n} siblings: median 1,000)")
-    assert frame.attrs[NOTES_ATTR][-1] == early.format(seed=3, n=3)
+             "agent=ppo task=Hopper-v4 seed={seed} ends at step 500 (its {n} 1,000)")
+    assert frame.attrs[NOTES_ATTR][-1] == early.format(seed=3, n="3 siblings: median")
     two = frame[frame["seed"].isin([0, 3])]
-    assert notes_for(two)[-2:] == (early.format(seed=3, n=1), "these data lack 20 rows of the frame they were taken from; notes about those rows alone are not shown")
+    # audit s38 claims38: one sibling was said "its 1 siblings: median 1,000"
+    assert notes_for(two)[-2:] == (early.format(seed=3, n="1 sibling:"), "these data lack 20 rows of the frame they were taken from; notes about those rows alone are not shown")
     assert frame.attrs[NOTES_ATTR][0].startswith("read 4 runs from 4 Stable-Baselines3 EvalCallback evaluations.npz "
                                                  "files, tags 'eval/mean_reward' (each evaluation's mean return")
     assert notes_for(two)[0] == frame.attrs[NOTES_ATTR][0].replace("4 runs from 4 ", "2 runs from ")

@@ -83,8 +83,10 @@ class EarlyEnd:
     siblings_median: float
 
     def __str__(self) -> str:
-        return (f"{run_label(self.run)} ends at step {step_text(self.last_step)} (its {self.siblings} siblings: "
-                f"median {step_text(self.siblings_median)})")
+        # one sibling has a last step, not a median (audit s38 claims38: "its 1 siblings: median 500")
+        median = "median " if self.siblings > 1 else ""
+        return (f"{run_label(self.run)} ends at step {step_text(self.last_step)} "
+                f"(its {count(self.siblings, 'sibling')}: {median}{step_text(self.siblings_median)})")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -72,7 +72,7 @@ from ..cost import Shape, Work, shows, within
 from ..progress import progress_bar
 from ..resampling import child_generator, seed_sequence
 from ..statistics import wilson_interval
-from ._result import PowerResult, _null_simulation
+from ._result import PowerResult, _null_simulation, sd_unit
 from ._sources import SIMULATED_FORMULA, _simulation_seed, _simulated_source, _pilot_source, _check_effect
 from .._typing import Data, EvalEnv, FormulaLike, Label, Seed
 
@@ -770,8 +770,9 @@ def _notes(study, effect):
         # which way, and the gaps it leaves (audit s35 claims35: TD3 raised by 0.5 SD narrowed SAC's lead of 0.93 to
         # 0.43, unsaid beside "effect = 0.5")
         way = "raised" if effect > 0 else "lowered"
-        notes.append(f"pilot: {study.source.shifted_agent} {way} by {fmt.signif(abs(effect))} within-cell standard "
-                     "deviations of each task" + (
+        size = fmt.signif(abs(effect))
+        notes.append(f"pilot: {study.source.shifted_agent} {way} by {size} within-cell {sd_unit(size)} of each "
+                     "task" + (
                          ", on top of the differences the pilot shows (each agent resampled from its own runs): "
                          "the power at those differences plus the shift" + _gaps_text(study.source, _higher_is_better(study)) +
                          "; resample='pooled' draws every agent from the task's runs, the shift then the only "
@@ -828,7 +829,7 @@ def _gaps_text(source, higher_is_better=True, limit=3):
         above = pilot >= 0  # pilot: the other agent's mean less the shifted one's
         leader, follower = (other, shifted) if above == (higher_is_better is not False) else (shifted, other)
         size = fmt.signif(abs(pilot), 2)
-        unit = "standard deviation" if size == "1" else "standard deviations"
+        unit = sd_unit(size)
         over = f" (mean over {fmt.count(n, 'task')})" if n > 1 else ""
         if pilot * simulated > 0 or simulated == 0:
             later = f"by {fmt.signif(abs(simulated), 2)} in the data simulated"

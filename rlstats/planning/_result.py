@@ -252,8 +252,9 @@ class PowerResult(Result):
             s = self.simulation
             how = ("each agent's runs drawn with replacement from its own pilot runs" if s["resample"] == "agents"
                    else "every agent's runs drawn with replacement from the task's pooled pilot runs")
-            shift = (f", and {s['shifted_agent']} shifted by {_effect_text(self.effect)} pooled within-cell "
-                     "standard deviations of each task" if self.effect != 0 else ", with no shift added")
+            size = _effect_text(self.effect)
+            shift = (f", and {s['shifted_agent']} shifted by {size} pooled within-cell {sd_unit(size)} of each task"
+                     if self.effect != 0 else ", with no shift added")
             # a pilot pooled over agents with no shift is the null, as the print says (audit s22: "the power")
             source = (f"We estimated {'the type-I error' if self._is_null else 'the power'} of each method by "
                       f"resampling a pilot ({s['pilot']}): "
@@ -295,6 +296,13 @@ def _first_difference(a, b):
 
 def _same_effect(a, b):
     return np.array_equal(np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float)))
+
+
+def sd_unit(size: str) -> str:
+    """The unit after a shift or gap as printed: "1 within-cell standard deviation", "0.5 ... standard deviations"
+    (a printed size, so 0.99999 said "1" is one; audit s38 claims38: "raised by 1 within-cell standard
+    deviations")."""
+    return "standard deviation" if size in ("1", "-1") else "standard deviations"
 
 
 def _effect_text(effect):

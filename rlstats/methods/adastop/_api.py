@@ -1611,7 +1611,8 @@ def _no_level_notes(design, runs, advice=None):
             for run in runs if run.pair_ids and run.test.first_step_level == 0))
     blocked = design is not None and design.has_blocks
     task = design.block_word if blocked else "task"  # the formula's block column (audit s32 block32)
-    where = "" if not blocked else (f" on every {task}" if len(tasks) == design.n_tasks
+    # "on any task": "cannot reject on every task" reads as "on some task it cannot" (audit s38 claims38)
+    where = "" if not blocked else (f" on any {task}" if len(tasks) == design.n_tasks
                                     else f" on {fmt.count(len(tasks), task)} ({', '.join(tasks)})")
     # Holm's alpha / c only where a test has c > 1 comparisons (with one, every scheme is the same test)
     holm = (" (Holm's alpha / c of each of the c comparisons)"

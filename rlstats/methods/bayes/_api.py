@@ -466,7 +466,10 @@ def _run(design, options, ss, record, extension=1, pairing=None):
     notes += _never_met_note(design, options, first, second, met)
     partial = met & ~present.all(axis=1)
     if partial.any():
-        notes.append(f"{count(int(partial.sum()), 'pair')} of {plural(design.arm_word)} did not share every "
+        # "compared" where some pairs never met, which share no task and are not counted here (audit s38 claims38:
+        # "2 pairs of agents did not share every task" of 6 pairs that did not, 4 of them never met)
+        compared = " compared" if not met.all() else ""
+        notes.append(f"{count(int(partial.sum()), 'pair')} of {plural(design.arm_word)}{compared} did not share every "
                      f"{design.block_word}: each pair is compared on the {plural(design.block_word)} where both ran "
                      "(n_tasks in tidy())")
     if design.max_runs_per_cell > 1:  # the data's columns by their names (audit s32 block32)

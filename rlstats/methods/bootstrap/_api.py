@@ -1367,9 +1367,11 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     pairs, n_resamples, confidence_level, interval = (options.pairs, options.n_resamples, options.confidence_level,
                                                       options.interval)
     involved = sorted({design.agents.index(a) for pair in pairs for a in pair})
+    # a pair's task where one agent has one run still varies with the other's runs (resampled, or in the score
+    # interval's Hanley-McNeil variance): it rests on that run, not "adds no spread" (audit s38 claims38)
     notes = list(design.notes) + small_runs.check_single_runs(
         "probability_of_improvement", design.counts[:, involved], [design.agents[i] for i in involved],
-        {"interval": interval}, design.tasks, design.words)
+        {"interval": interval}, design.tasks, design.words, effect="so its comparisons there rest on that one run")
     layouts = dict(zip(design.agents, _layouts(design)))
     # each task's, from all its agents' scores, in the layouts' order of the tasks (review s30: in the design's, a
     # Categorical's [z, a] gave a the tolerance of z: 0.4375 where [a, z] gave 0.5)
@@ -1925,10 +1927,13 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     design = _directed(design, higher)  # y < tau is -y > -tau: the larger-is-better profile of -y (audit s34)
     notes = list(design.notes)
     if not task_bootstrap:
+        # a single-run task adds no spread to a resampled band; the Wilson band reads the runs' counts and it widens
+        # the band (audit s38 claims38: C's band at tau 0.5 0.533 -> 0.721 wide, said to gain no spread); the t
+        # bands count it in their upper end at every tau instead, which their own note says (_flat_tasks_note)
+        effect = ("which the Wilson band counts as one run, lowering its effective number of runs (T^2 / sum(1 / n_t))"
+                  if options.interval == "wilson" else small_runs.NO_SPREAD)
         single = small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
-                                              design.tasks, design.words)
-        # a single-run task adds no spread to a resampled band; the t bands count it in their upper end at every
-        # tau instead, which their own note says (_flat_tasks_note)
+                                              design.tasks, design.words, effect=effect)
         notes += single if _BAND_KINDS.get(options.interval) != "tasks" else []
     notes += _profile_coverage_notes(design, options.interval, kind, confidence_level, task_bootstrap)
     layouts = _layouts(design)

@@ -87,14 +87,22 @@ def expanded_level(confidence_level, fewest_runs, df):
     return 1 - 2 * special.ndtr(-z)
 
 
-def check_single_runs(method, counts, names, options, tasks=(), words=("task", "agent")):
+#: What a single-run task does to intervals that resample each agent's runs within tasks (bootstrap(), the
+#: percentile profile band): the one run is the same in every resample
+NO_SPREAD = "which adds no spread to the intervals"
+
+
+def check_single_runs(method, counts, names, options, tasks=(), words=("task", "agent"), effect=NO_SPREAD):
     """``counts`` (tasks, agents): an error when the declared replication of ``method``'s intervals is not met (an
     agent with one run in every task; for the expanded interval, any single-run task), else notes for the rest.
 
     One run leaves nothing to resample in its task, so an agent with one run everywhere would get an
     interval of zero width; with some single-run tasks, those tasks add no spread to the interval, and
     the expanded interval, whose factor sqrt(c / (c - 1)) needs c >= 2, is refused. ``words``: the blocks and the
-    arms as the notes call them (``Design.block_word``, ``Design.arm_word``).
+    arms as the notes call them (``Design.block_word``, ``Design.arm_word``). ``effect``: what such a task does to
+    the caller's intervals, after "has a single run, " (audit s38 claims38: :data:`NO_SPREAD` was said of the
+    probability of improvement, whose pairs resample the other agent's runs or read a Hanley-McNeil variance there,
+    and of the Wilson profile band, which such a task widens).
     """
     verdict(method, counts, options=options, agents=names, tasks=tasks, words=words)  # raises below the declared need
     single = counts == 1
@@ -102,7 +110,7 @@ def check_single_runs(method, counts, names, options, tasks=(), words=("task", "
     def which(column):  # the tasks named (audit s14: a note of one-run cells names them), when the caller gave them
         return f" ({listed(names_shown([tasks[t] for t in np.flatnonzero(column)], tasks), 6)})" if len(tasks) else ""
 
-    return [f"{name}: {n} of {counts.shape[0]} {plural(words[0])} have a single run, which adds no spread to the intervals"
+    return [f"{name}: {n} of {counts.shape[0]} {plural(words[0])} {verb(n, 'has')} a single run, {effect}"
             f"{which(single[:, a])}" for a, (name, n) in enumerate(zip(names, single.sum(axis=0))) if n]
 
 

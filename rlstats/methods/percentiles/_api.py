@@ -620,14 +620,16 @@ def _observed_bounds_note(design, bounds):
 
 
 def _bootstrap_caveats(design):
-    """Cells with a single run add no spread to the bootstrap intervals."""
+    """Cells with a single run: the bootstrap shows none of their own spread. An agent's percentile on a task reads
+    the other agents' runs, resampled there, so such a cell is not without spread (audit s38 claims38: "which adds no
+    spread to the bootstrap intervals"; the refusal of one run everywhere says "only the other agents' spread")."""
     where = np.argwhere(design.counts == 1)
     if not len(where):
         return []
     # named as PBP's note names its smallest cells (audit s17)
     cells = listed([f"{design.tasks[t]}/{design.agents[a]}" for t, a in where], 6)
-    return [f"{len(where)} cell{'s have' if len(where) > 1 else ' has'} a single run ({cells}), which adds no spread "
-            "to the bootstrap intervals"]
+    return [f"{count(len(where), 'cell')} {verb(len(where), 'has')} a single run ({cells}): the bootstrap intervals "
+            f"show the other {plural(design.arm_word)}' spread there, not {'its' if len(where) == 1 else 'their'} own"]
 
 
 def _coverage_note(interval, smallest, agents, tasks):
