@@ -74,12 +74,6 @@ PBP_MEMORY_BUDGET = 2**25
 MINOR_GROUP_SHARE = 16
 #: At most this many group totals a row are unknowns of those solves (memory: rows x unknowns x R numbers).
 MAX_UNKNOWNS = 32
-#: From this many agents on, the structured PBP solver takes the agent player's moves by sorts and cumulative sums
-#: over each column's agents (O(n_A log n_A) a column) instead of dense comparisons (n_A^2 a column, but one
-#: vectorised einsum): measured (round s37-pbp of benchmarks/README.md), the sorted moves cost more at 10 and 20
-#: agents (propagate_bounds 0.61-0.68 s against 0.50 s at 10 x 20 x 10, 6.9 s against 6.2 s at 20 x 20 x 10) and
-#: about the same at 40 (14.0-15.0 s against 15.2-16.8 s at 40 x 5 x 10).
-SORTED_AGENT_MOVES = 32
 #: Value-iteration steps from the rewards that give policy iteration's first round its values (round s37-pbp).
 START_STEPS = 4
 
@@ -1182,19 +1176,11 @@ class _GreedySystem:
         n_a, r = value.shape[-2], value.shape[-1]
         eta, _, _ = game_constants(n_a, r // n_a)
         self.adversary = _OverlapAdversary(overlap.groups, value, eta)
-        if overlap.columns is None or n_a < SORTED_AGENT_MOVES:
-            # few agents, or some column's intervals do not all overlap: the agent player's n_A moves a state, dense
-            self.agent = None
-            move = np.swapaxes(value, -1, -2)[:, None, :, :] >= value[..., None]  # (B, i, r, i'): w(i', r) >= w(i, r)
-            self.p = np.where(move, overlap.p_hi, overlap.p_lo)
-            self.agent_policy, agent_sums = move, self.p.sum(axis=-1)
-        else:
-            # every column's intervals overlap: the agent player's moves within a column (j, k) are the adversary's
-            # within a block, with the agents in the place of the adversary's strategies (ties to equal intervals,
-            # eta to every agent of another interval of value at least the state's own): sorts and cumulative sums,
-            # O(n_A log n_A) a column instead of n_A^2
-            self.agent = _OverlapAdversary(overlap.columns, np.swapaxes(value, -1, -2), eta)
-            self.agent_policy, agent_sums = self.agent.rank, np.swapaxes(self.agent.row_sums, -1, -2)
+        # the agent player's n_A moves a state, dense: by sorts and cumulative sums over each column's agents (as the
+        # adversary's) they measured slower at 10-40 agents and no faster at 64 (rounds s37-pbp and s38-pbp)
+        move = np.swapaxes(value, -1, -2)[:, None, :, :] >= value[..., None]  # (B, i, r, i'): w(i', r) >= w(i, r)
+        self.p = np.where(move, overlap.p_hi, overlap.p_lo)
+        self.agent_policy, agent_sums = move, self.p.sum(axis=-1)
         self.diag = 1.0 - self.adversary.row_sums - agent_sums
         self.eta = eta
 
@@ -1210,9 +1196,7 @@ class _GreedySystem:
 
     def agent_moves(self, u):
         """P u: the agent player's moves of the greedy rows, for u of shape (B, n_A, R)."""
-        if self.agent is None:
-            return np.einsum("...irj,...jr->...ir", self.p, u)
-        return np.swapaxes(self.agent.product(np.swapaxes(u, -1, -2)), -1, -2)
+        return np.einsum("...irj,...jr->...ir", self.p, u)
 
     def matvec(self, x):
         # Rows of C sum to one, so (I - gamma C) c = (1 - gamma) c for a constant c: the product is taken of x minus
@@ -1243,9 +1227,6 @@ class Overlap:
     groups: np.ndarray
     p_lo: np.ndarray
     p_hi: np.ndarray
-    #: the agents of each column (task j, reference k) grouped by their exact payoff interval, (R, n_A), when every
-    #: column's intervals overlap (:func:`overlap_groups` of the columns), else None
-    columns: np.ndarray | None = None
 
 
 def overlap_of(z_lo, z_hi):
@@ -1253,9 +1234,7 @@ def overlap_of(z_lo, z_hi):
     groups = overlap_groups(z_lo, z_hi)
     if groups is None:
         return None
-    n_a = z_lo.shape[0]
-    columns = overlap_groups(z_lo.reshape(n_a, -1).T, z_hi.reshape(n_a, -1).T)
-    return Overlap(z_lo, z_hi, groups, *agent_move_bounds(z_lo, z_hi), columns=columns)
+    return Overlap(z_lo, z_hi, groups, *agent_move_bounds(z_lo, z_hi))
 
 
 def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overlap=None, start=None):
