@@ -346,6 +346,31 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
     or removing an agent changes every score: compare scores only within one
     analysis.
 
+    Cost.  PBP and PBP-t bound each agent's aggregate by two robust
+    problems (its upper and lower bound). Each is a policy iteration over
+    the agents^2 x tasks joint strategies (agent, task, reference agent),
+    so the bounds cost at least agents^3 x tasks. They grow faster in
+    agents: each joint strategy has agents - 1 agent moves, and GMRES
+    needs more steps a round, since its preconditioner leaves about one
+    slow mode per agent. Measured in CPU seconds at 20 tasks x 10 runs
+    (rounds s37-pbp and s38-pbp of ``benchmarks/README.md``), the bounds
+    grow as about agents^2.4-2.6 from 5 to 10 agents, agents^3.4-3.6 from
+    10 to 20 and agents^3.0 from 20 to 40. The whole call grows as
+    agents^0.8-1.4 from 5 to 10 and agents^2.0 from 10 to 20, because its
+    fixed cost dominates at 5 agents.
+    The bounds grow about linearly in tasks (tasks^1.0-1.1 from 20 to 100
+    at 10 agents; the call tasks^0.4-0.6). Runs enter only the payoff
+    bounds: the call's exponent from 10 to 100 runs is 0.01-0.14.
+    The problems cannot share their work exactly. Each problem's optimal
+    rows follow the order of its own values, and its states do not merge
+    across agents, because each agent's ties differ (its self payoff and
+    intervals clipped to [0, 1]). ``interval="bootstrap"`` recomputes the
+    point game for every resample: n_resamples x agents^2 x tasks x runs,
+    quadratic in agents and linear in the rest. It is a heuristic that
+    undercovers with few runs per cell. At 2 agents x 1 task, nominal 95%
+    intervals held every true value in 0.58-0.70 of data sets at 3 runs a
+    cell and 0.87-0.96 at 10.
+
     References
     ----------
     Jordan, S. M., Chandak, Y., Cohen, D., Zhang, M. and Thomas, P. S. (2020),

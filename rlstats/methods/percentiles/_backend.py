@@ -8,6 +8,31 @@ and a game weights the tasks so that no agent is favoured by the choice of tasks
 with simultaneous intervals and the range of ranks it may hold. Prefer it to averaging raw scores; prefer the
 bootstrap when accepted normalisers exist (Atari's human scores), since its numbers are easier to compare with
 published ones.
+
+How the cost grows
+------------------
+PBP (the default) and PBP-t bound each agent's aggregate by two robust problems, its upper and its lower bound. Each
+is a policy iteration over the game's agents^2 x tasks joint strategies (agent, task, reference agent), so the
+bounds cost at least agents^3 x tasks. They cost more than that in agents for two reasons. Every joint strategy has
+agents - 1 moves of the agent player. GMRES also needs more steps a round as agents are added: its preconditioner
+leaves about one slow mode per agent. Measured in CPU seconds at 20 tasks x 10 runs (rounds s37-pbp and s38-pbp of
+``benchmarks/README.md``), the bounds grow as about agents^2.4-2.6 from 5 to 10 agents, agents^3.4-3.6 from 10 to
+20 and agents^3.0 from 20 to 40. The whole call grows less where its fixed cost dominates: agents^0.8-1.4 from 5
+to 10 agents and agents^2.0 from 10 to 20. The bounds grow about linearly in tasks (tasks^1.0-1.1 from 20 to 100 at
+10 agents; the call tasks^0.4-0.6). Runs enter only the payoff bounds: the call's exponent from 10 to 100 runs is
+0.01-0.14.
+
+The 2 x agents problems cannot share their work exactly. Each problem's optimal transition rows follow the order of
+its own values. Its states cannot be merged across the agent a state belongs to, because each agent's ties differ:
+its self payoff 0.5 on every task and its intervals clipped to [0, 1]. If no two of an agent's intervals were equal
+(and all overlapped), the states would merge into the tasks x agents strategies of the adversary, and the work would
+be quadratic in agents.
+
+``interval="bootstrap"`` recomputes the point game for every resample. It costs n_resamples x agents^2 x tasks x
+runs, because every run is placed against every other agent's runs on its task: quadratic in agents, linear in the
+rest. It is a heuristic, and with few runs per cell its intervals undercover. In the calibration at 2 agents x 1
+task, nominal 95% intervals held every true value in 0.58-0.70 of data sets at 3 runs a cell, 0.74-0.92 at 5 and
+0.87-0.96 at 10; the result quotes this where it applies.
 """
 
 from typing import Any
@@ -31,8 +56,11 @@ def cost(shape: Shape, options: Any) -> Work:
     problems of n_A^2 n_E joint strategies each, solved without dense blocks (issue 43 item 1): 3e-5 s a unit since
     round s37-pbp of benchmarks/README.md (policy iteration started from value iteration: 3-8 rounds a bound problem,
     11-18 before; 8e-5 s a unit before), measured / estimated 0.58-0.72 at 20 x 20, 10 x 100 and 20 x 100 x 10 (1.5 at
-    10 x 20 in a fresh process) and 0.58-0.91 on cost_calibration's designs; runs enter only the payoff bounds,
-    linearly, but change the game.  Separated intervals (thousands of runs) take the dense blocks, which cost more.
+    10 x 20 in a fresh process) and 0.58-0.91 on cost_calibration's designs; in round s38-pbp, at a heavier load,
+    1.5-2.0 at 10 x 100 and from 20 to 64 agents (the bounds alone at 40 x 20 and 64 x 5) and 1.7-2.8 on
+    cost_calibration's designs: cubic with one constant, although the local exponent in agents exceeds 3 (3.4 from 10
+    to 20 agents, 3.0 from 20 to 40). Runs enter only the payoff bounds, linearly, but change the game.  Separated
+    intervals (thousands of runs) take the dense blocks, which cost more.
     ``interval="bootstrap"`` places every run against the other agents in each resample (1.3e-7 s a value, round s11
     of benchmarks/README.md: 0.8-1.6e-7 measured; 2.8e-7 before, 2-3.5x over)."""
     if options.interval == "bootstrap":
