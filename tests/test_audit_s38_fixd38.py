@@ -2,6 +2,8 @@
 
 1. An agent with one run in every task is refused by probability_of_improvement and by the Wilson profile band with a
    reason true of each interval form (it had said "zero width" of every one).
+2. mixed's residual_normal_scores tie residuals that are one value but for rounding across tasks too (two agents'
+   residuals of 0.1 on two tasks: -1.7317 and -2.0368 x 1, -1.5341 and -2.0368 x 7.3), without chaining.
 """
 
 from __future__ import annotations
@@ -81,3 +83,64 @@ def test_percentile_profile_band_keeps_its_true_zero_width_reason():
     # a profile band resamples the agent's own runs only: one run a task is the same profile in every resample
     reason = _refusal(rlstats.performance_profile, interval="percentile", n_resamples=100)
     assert reason.startswith("resampling runs within tasks gives intervals of zero width; add runs"), reason
+
+
+# ----------------------------------------------------------------------------- 2. mixed's QQ scores across tasks
+
+
+def _cross_task_ties():
+    """A's runs spread about 0.6 and B's about 0.93 on each of 4 tasks, every cell's mean its agent's (a singular
+    fit: fitted values 0.6 and 0.93): A's residual -0.1 on t1 (0.5 - 0.6) is B's on t2 (0.83 - 0.93), and so on,
+    exactly; the fit's rounding leaves them 1e-16 apart, differently in each unit."""
+    cells = {("A", "t1"): [0.5, 0.6, 0.7], ("B", "t1"): [0.88, 0.93, 0.98], ("A", "t2"): [0.55, 0.6, 0.65],
+             ("B", "t2"): [0.83, 0.93, 1.03], ("A", "t3"): [0.52, 0.6, 0.68], ("B", "t3"): [0.86, 0.93, 1.0],
+             ("A", "t4"): [0.58, 0.6, 0.62], ("B", "t4"): [0.91, 0.93, 0.95]}
+    return pd.DataFrame([dict(agent=a, task=t, seed=s, score=v) for (a, t), values in cells.items()
+                         for s, v in enumerate(values)])
+
+
+def test_mixed_qq_scores_tie_residuals_across_tasks_in_any_units():
+    from scipy import special, stats
+
+    df = _cross_task_ties()
+    # the residuals as exact arithmetic gives them (score - its agent's mean), rounded to 9 decimals: the ties
+    exact = np.round(df["score"] - df["agent"].map({"A": 0.6, "B": 0.93}), 9).to_numpy()
+    assert len(exact) - len(np.unique(exact)) == 13  # 0 eight times, -0.1, -0.05, -0.02, 0.02, 0.05, 0.1 twice
+    expected = special.ndtri((stats.rankdata(exact, method="average") - 0.5) / exact.size)  # ppoints, n > 10
+    for c in (1.0, 7.3, 1e-3):
+        res = rlstats.mixed(df.assign(score=df["score"] * c), "score ~ agent | task/seed")
+        assert res.theta.tolist() == [0.0, 0.0]
+        np.testing.assert_allclose(res.residuals / c, exact, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(res.residual_normal_scores, expected, rtol=1e-12, err_msg=f"x {c}")
+
+
+def _difference_ties_by_loop(values, tolerance):
+    """The rule of statistics.difference_ties, one value at a time (its loop before audit s38 fixd38)."""
+    values = np.asarray(values, dtype=float)
+    tolerance = np.broadcast_to(np.asarray(tolerance, dtype=float), values.shape)
+    zero = np.abs(values) <= tolerance
+    out = np.where(zero, 0.0, values)
+    rest = np.flatnonzero(np.isfinite(values) & ~zero)
+    first = -1
+    for i in rest[np.lexsort((-tolerance[rest], values[rest]))].tolist():
+        if first < 0 or not values[i] - values[first] <= tolerance[first] + tolerance[i]:
+            first = i
+        out[i] = values[first]
+    return out
+
+
+def test_difference_ties_vectorised_keeps_its_rule_without_chaining():
+    from rlstats.statistics import difference_ties
+
+    # a chain of steps below the tolerance: groups start anew, not one group (1.0 takes 1.6; 2.2 starts, takes 2.8)
+    assert difference_ties([2.8, 0.3, 2.2, 1.6, 1.0], 0.5).tolist() == [2.2, 0.0, 2.2, 1.0, 1.0]
+    # a wide tolerance reaches past a narrow neighbour: 0.9 joins 0's group through 0's tolerance of 1
+    assert difference_ties([5.0, 5.5, 5.9], [1.0, 0.01, 0.01]).tolist() == [5.0, 5.0, 5.0]
+    assert difference_ties([5.9, 5.5, 5.0, np.nan], [0.01, 0.01, 1.0, 0.1]).tolist()[:3] == [5.0, 5.0, 5.0]
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(rng.integers(1, 30))
+        values = np.round(rng.normal(size=n), 1) + rng.normal(scale=1e-3, size=n) * (rng.random(n) < 0.5)
+        values[rng.random(n) < 0.1] = np.nan
+        tolerance = rng.choice([0.0, 1e-3, 0.05, 0.3], size=n)
+        np.testing.assert_array_equal(difference_ties(values, tolerance), _difference_ties_by_loop(values, tolerance))
