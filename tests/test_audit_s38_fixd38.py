@@ -4,6 +4,7 @@
    reason true of each interval form (it had said "zero width" of every one).
 2. mixed's residual_normal_scores tie residuals that are one value but for rounding across tasks too (two agents'
    residuals of 0.1 on two tasks: -1.7317 and -2.0368 x 1, -1.5341 and -2.0368 x 7.3), without chaining.
+3. logs' notes on run fields read from the logs word their plurals through rlstats.grammar.
 """
 
 from __future__ import annotations
@@ -144,3 +145,28 @@ def test_difference_ties_vectorised_keeps_its_rule_without_chaining():
         values[rng.random(n) < 0.1] = np.nan
         tolerance = rng.choice([0.0, 1e-3, 0.05, 0.3], size=n)
         np.testing.assert_array_equal(difference_ties(values, tolerance), _difference_ties_by_loop(values, tolerance))
+
+
+# ----------------------------------------------------------------------------- 3. the logs' stated-field notes
+
+
+def test_stated_notes_agree_with_one_and_two_columns_and_files():
+    from rlstats.logs._formats import FORMATS
+    from rlstats.logs._layout import Renamed, stated_notes
+
+    marl = FORMATS["marl_eval"]
+    one = stated_notes(marl, ["task"], (), "{agent}/{seed}.json")
+    two = stated_notes(marl, ["task", "agent"], (), "{seed}.json")
+    assert one == ["column 'task' (the task key) from the logs, as the pattern '{agent}/{seed}.json' gives no "
+                   "{task}"]
+    assert two == ["columns 'agent' (the algorithm key), 'task' (the task key) from the logs, as the pattern "
+                   "'{seed}.json' gives no {agent} or {task}"]
+    monitor = FORMATS["sb3_monitor"]
+    a = Renamed("task", "hopper", "Hopper-v4", "a/0.monitor.csv")
+    b = Renamed("task", "hopper", "Hopper-v4", "a/1.monitor.csv")
+    assert stated_notes(monitor, (), [a], "{task}/{seed}.monitor.csv") == [
+        "1 file read names a run otherwise than its path, whose name is kept: task 'hopper' in the path, "
+        "'Hopper-v4' in the header's env_id (a/0.monitor.csv)"]
+    assert stated_notes(monitor, (), [a, b], "{task}/{seed}.monitor.csv") == [
+        "2 files read name a run otherwise than its path, whose name is kept: task 'hopper' in the path, "
+        "'Hopper-v4' in the header's env_id (2 files, e.g. a/0.monitor.csv)"]
