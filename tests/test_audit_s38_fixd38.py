@@ -5,6 +5,9 @@
 2. mixed's residual_normal_scores tie residuals that are one value but for rounding across tasks too (two agents'
    residuals of 0.1 on two tasks: -1.7317 and -2.0368 x 1, -1.5341 and -2.0368 x 7.3), without chaining.
 3. logs' notes on run fields read from the logs word their plurals through rlstats.grammar.
+4. selection_check with 2 reported tasks and the skewness from the effects no longer prints "skewness 0, estimated
+   from the reported effects": two values always have sample skewness 0, so the t's p-value is given and a note
+   quotes the size measured at 2 reported tasks (selection.size rows).
 """
 
 from __future__ import annotations
@@ -170,3 +173,68 @@ def test_stated_notes_agree_with_one_and_two_columns_and_files():
     assert stated_notes(monitor, (), [a, b], "{task}/{seed}.monitor.csv") == [
         "2 files read name a run otherwise than its path, whose name is kept: task 'hopper' in the path, "
         "'Hopper-v4' in the header's env_id (2 files, e.g. a/0.monitor.csv)"]
+
+
+# ----------------------------------------------------------------------------- 4. selection_check at 2 reported tasks
+
+
+def _selection_frame(runs, tasks=10):
+    """new and old on game_00..game_09 (runs of each), new ahead by about 0.5 with noise."""
+    rng = np.random.default_rng(3)
+    rows = [dict(agent=a, task=f"game_{t:02d}", seed=r, score=float(rng.normal(0.5 * (a == "new"), 1.0)))
+            for t in range(tasks) for a in ("new", "old") for r in range(runs)]
+    return pd.DataFrame(rows)
+
+
+def _reporter_line(res):
+    return next(x for x in str(res).splitlines() if x.startswith("reporter ("))
+
+
+def test_two_reported_effects_are_not_said_to_estimate_a_skewness():
+    from rlstats.methods.selection import _kernels as kernels
+
+    # any two values have sample skewness 0: the effects' estimate says nothing
+    assert kernels.effect_skewness(np.array([[0.1, 5.0], [-3.0, 0.2]])).tolist() == [0.0, 0.0]
+    two = rlstats.selection_check(_selection_frame(2), FORMULA, treatment="new", baseline="old",
+                                  reported=["game_00", "game_01"])
+    assert two.reporter_skewness_source == "effects" and two.reporter_skewness == 0.0
+    line = _reporter_line(two)
+    assert "estimated from the reported effects" not in line and "skewness 0" not in line
+    assert line.endswith("(two reported effects cannot estimate a skewness: no correction, the plain t's p-value)")
+    # the skew-corrected and the plain t agree there, p-value and interval
+    plain = rlstats.selection_check(_selection_frame(2), FORMULA, treatment="new", baseline="old",
+                                    reported=["game_00", "game_01"], reporter="t")
+    assert two.pvalue_reporter == plain.pvalue_reporter
+    summary = two.group_summary.set_index("set")
+    assert summary.loc["reported", "interval"] == "t (two effects cannot estimate a skewness: no correction)"
+    assert summary.loc["reported", "conf_low"] == pytest.approx(
+        plain.group_summary.set_index("set").loc["reported", "conf_low"], rel=1e-12)  # Hall's at 0 is the t's
+    # the note: what the t assumes there, and the size the selection.size rows measured at 2 reported tasks
+    rows = [r for r in calibration.rows("selection.size") if (r["statistic"], r["test"], r["configuration"],
+                                                              r["runs"]) == ("reporter", "skew_t", "2 reported", "2")]
+    sizes = sorted(1 - float(r["coverage"]) for r in rows)
+    assert [round(x, 3) for x in sizes] == [0.039, 0.042, 0.045, 0.051] and {r["tasks"] for r in rows} == {"10"}
+    assert {r["n_sim"] for r in rows} == {"8000"}
+    assert ("the reporter's skewness-corrected one-sample t test is the plain t with 2 reported tasks: two effects "
+            "cannot estimate a skewness (the runs' can, with effect=\"mean_diff\" and 3 runs of each agent on a "
+            "reported task), and the t assumes the effects are not skewed; simulated with 2 reported of 10 tasks and "
+            "2 runs of each agent per task (where it is the plain t too), its size at 0.05 was 0.039 to 0.051 over "
+            "normal, skewed, heavy-tailed and capped scores (8,000 null data sets each; skewed: a mirrored "
+            "lognormal, rare large losses)") in two.notes, two.notes
+
+
+def test_two_reported_tasks_with_the_runs_skewness_and_one_reported_task():
+    # with 3 runs of each agent the skewness is the runs' (their within-task cumulants): estimated, said so, no note
+    runs = rlstats.selection_check(_selection_frame(3), FORMULA, treatment="new", baseline="old",
+                                   reported=["game_00", "game_01"])
+    assert runs.reporter_skewness_source == "runs"
+    assert "estimated from the runs' within-task cumulants of the reported tasks" in _reporter_line(runs)
+    assert not any("cannot estimate a skewness" in n for n in runs.notes)
+    # one reported task: the t reporters refuse (no spread of one effect), and the z reporter has no skewness
+    for reporter in ("skew_t", "t"):
+        with pytest.raises(DesignError, match=f'reporter="{reporter}" needs at least 2 reported tasks, got 1'):
+            rlstats.selection_check(_selection_frame(2), FORMULA, treatment="new", baseline="old",
+                                    reported=["game_00"], reporter=reporter)
+    z = rlstats.selection_check(_selection_frame(2), FORMULA, treatment="new", baseline="old", reported=["game_00"],
+                                reporter="z", sigma=1.0)
+    assert z.reporter_skewness is None and "skewness" not in _reporter_line(z)
