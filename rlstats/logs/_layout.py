@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 
 from ..errors import LogReadError, OptionError
-from ..format import count
+from ..grammar import count, plural, verb
 from ._formats import FORMATS, file_format
 from ._remote import MAX_FILES, is_url, refuse_unlistable, too_many_files
 
@@ -306,7 +306,7 @@ def stated_notes(record, filled, renamed, pattern_text, limit=10):
         pattern = "the pattern= callable" if callable(pattern_text) else f"the pattern {pattern_text!r}"
         lacking = "there is no pattern" if pattern_text is None else (
             f"{pattern} gives no " + _either([f"{{{name}}}" for name in names]))
-        notes.append(f"{'column' if len(names) == 1 else 'columns'} "
+        notes.append(f"{plural('column', len(names))} "
                      + ", ".join(f"{name!r} ({record.where_stated(name)})" for name in names)
                      + f" from the logs, as {lacking}")
     if renamed:
@@ -314,10 +314,10 @@ def stated_notes(record, filled, renamed, pattern_text, limit=10):
         for item in renamed:
             pairs.setdefault((item.field, item.path_value, item.stated), []).append(item.source)
         shown = [f"{field} {path!r} in the path, {stated!r} in {record.where_stated(field)} ("
-                 + (files[0] if len(files) == 1 else f"{len(files)} files, e.g. {files[0]}") + ")"
+                 + (files[0] if len(files) == 1 else f"{count(len(files), 'file')}, e.g. {files[0]}") + ")"
                  for (field, path, stated), files in list(pairs.items())[:limit]]
         more = f"; and {len(pairs) - limit} more" if len(pairs) > limit else ""
-        notes.append(f"{count(len(renamed), 'file')} read {'names' if len(renamed) == 1 else 'name'} a run "
+        notes.append(f"{count(len(renamed), 'file')} read {verb(len(renamed), 'names')} a run "
                      f"otherwise than its path, whose name is kept: " + "; ".join(shown) + more)
     return notes
 

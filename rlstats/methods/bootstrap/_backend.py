@@ -46,13 +46,42 @@ def _resampled(what, tasks_too=True):
                  when=(("interval", "expanded"), *lifted), way_on="use interval='percentile' or add runs"))
 
 
+#: the fewest runs per task of the calibration rows of the score interval of the probability of improvement and of
+#: the Wilson profile band (``bootstrap.interval``, ``bootstrap.profile``): neither was measured at one run, which
+#: is why an agent with one run in every task is refused there (tests/test_audit_s38_fixd38.py reads the table)
+LOWEST_MEASURED_RUNS = 2
+
+
+def _improvement_needs():
+    """The probability of improvement's intervals need a task with 2 runs for each agent of a pair, each form for its
+    own reason (audit s38 fixd38: every form was said to have "zero width", which none has against an agent with
+    several runs). The resampled intervals (percentile, expanded) draw such an agent's runs unchanged, so its pairs'
+    intervals show the other agent's spread alone; the score interval reads the run counts through the Hanley-McNeil
+    variance, not the runs' spread, and its coverage was measured from :data:`LOWEST_MEASURED_RUNS` runs per task.
+    The expanded interval needs 2 runs in every cell besides (its factor sqrt(c / (c - 1)))."""
+    agent, expanded = _resampled("probability of improvement intervals", tasks_too=False)
+    resampled = ("an agent's one run per task is the same in every resample, so its pairs' intervals would show only "
+                 "the other agent's spread (none against another agent with one run in every task), and their "
+                 "coverage was not measured there; add runs")
+    score = ("the score interval's variance (Hanley-McNeil) reads the runs' counts, not their spread, and its "
+             f"coverage was measured from {LOWEST_MEASURED_RUNS} runs per task, not at one; add runs")
+    return (*(dataclasses.replace(agent, when=(("interval", interval),), way_on=way_on)
+              for interval, way_on in (("score", score), ("percentile", resampled), ("expanded", resampled))),
+            expanded)
+
+
 def _profile_needs():
-    """The profile's bands need a task with 2 runs for each agent: the resampled bands (percentile, and the Wilson
-    band, which keeps their need) to resample, the t band (``kind="tasks"``) to bound a task's mean by its runs'
-    spread, which one run has none of (its band would span 0 to 1 at every tau)."""
+    """The profile's bands need a task with 2 runs for each agent: the percentile band to resample (one run a task is
+    the same profile in every resample: a band of zero width), the Wilson band, which counts runs and has width at one
+    a task, because its coverage was measured from :data:`LOWEST_MEASURED_RUNS` runs per task (audit s38 fixd38: it
+    was said to have zero width), the t band (``kind="tasks"``) to bound a task's mean by its runs' spread, which one
+    run has none of (its band would span 0 to 1 at every tau)."""
     resampled = _resampled("performance profile bands")[0]
-    return (*(dataclasses.replace(resampled, when=(("interval", interval), *resampled.when))
-              for interval in ("wilson", "percentile")),
+    wilson = (f"the Wilson band counts the runs above each tau and would have width, but its coverage was measured "
+              f"from {LOWEST_MEASURED_RUNS} runs per task, not at one; add runs, or pass task_bootstrap=True (its "
+              "wilson_tasks band takes the tasks as the sample)")
+    return (dataclasses.replace(resampled, when=(("interval", "wilson"), *resampled.when), way_on=wilson),
+            dataclasses.replace(resampled, when=(("interval", "percentile"), *resampled.when)),
             *(Need("intervals", f"{band} profile bands", runs=2, per="agent", below="refuse",
                    when=(("interval", band),),
                    way_on=f"interval='{band}' bounds each task's mean by the spread of its runs, and one run has no "
@@ -189,7 +218,7 @@ BACKENDS = (
         options=f"{_HERE}._api:ProbabilityOfImprovementOptions",
         citations=("agarwal2021",),
         cite=f"{_HERE}._backend:citations",
-        replication=_resampled("probability of improvement intervals", tasks_too=False),
+        replication=_improvement_needs(),
         contract=(_FORMULA, {"n_resamples": 200}),
         demo=(_FORMULA, {"na_action": "drop"}),  # closed-form intervals: they draw no resamples
         no_power="it estimates P(X > Y) with an interval and makes no decision for power() to count",

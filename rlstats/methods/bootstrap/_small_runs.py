@@ -96,13 +96,14 @@ def check_single_runs(method, counts, names, options, tasks=(), words=("task", "
     """``counts`` (tasks, agents): an error when the declared replication of ``method``'s intervals is not met (an
     agent with one run in every task; for the expanded interval, any single-run task), else notes for the rest.
 
-    One run leaves nothing to resample in its task, so an agent with one run everywhere would get an
-    interval of zero width; with some single-run tasks, those tasks add no spread to the interval, and
-    the expanded interval, whose factor sqrt(c / (c - 1)) needs c >= 2, is refused. ``words``: the blocks and the
-    arms as the notes call them (``Design.block_word``, ``Design.arm_word``). ``effect``: what such a task does to
-    the caller's intervals, after "has a single run, " (audit s38 claims38: :data:`NO_SPREAD` was said of the
-    probability of improvement, whose pairs resample the other agent's runs or read a Hanley-McNeil variance there,
-    and of the Wilson profile band, which such a task widens).
+    One run leaves nothing to resample in its task, so an agent with one run everywhere would get a bootstrap()
+    interval of zero width (the probability of improvement and the Wilson band refuse it for their own reasons, which
+    their declarations state: audit s38 fixd38); with some single-run tasks, those tasks add no spread to the
+    interval, and the expanded interval, whose factor sqrt(c / (c - 1)) needs c >= 2, is refused. ``words``: the
+    blocks and the arms as the notes call them (``Design.block_word``, ``Design.arm_word``). ``effect``: what such a
+    task does to the caller's intervals, after "has a single run, " (audit s38 claims38: :data:`NO_SPREAD` was said
+    of the probability of improvement, whose pairs resample the other agent's runs or read a Hanley-McNeil variance
+    there, and of the Wilson profile band, which such a task widens).
     """
     verdict(method, counts, options=options, agents=names, tasks=tasks, words=words)  # raises below the declared need
     single = counts == 1

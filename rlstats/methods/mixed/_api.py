@@ -400,12 +400,15 @@ def _normal_scores(values, tolerance=None, task=None):
     the scores do not depend on the order of the data's rows; values that are one but for rounding tie, so that they
     do not depend on the score's units either: with each value's ``task`` (residuals), those of a task within its
     ``tolerance`` (tasks,) of one another (:func:`rlstats.statistics.near_ties`' groups: the rounding of a difference
-    of the task's scores); without, ``tolerance`` is each value's own (predicted effects, one a task or cell) and
+    of the task's scores), then those of any tasks within the sum of their tasks' tolerances of a group's first
+    (:func:`rlstats.statistics.difference_ties`, which does not chain; audit s38 fixd38: two agents' residuals of 0.1
+    on two tasks of a singular fit, 1e-16 apart, took ranks in an order the units decided, x 7.3 a score of -1.5341
+    where x 1 gave -1.7317); without, ``tolerance`` is each value's own (predicted effects, one a task or cell) and
     :func:`rlstats.statistics.difference_ties` ties them."""
     from scipy import special, stats
 
     if tolerance is not None and values.size > 1:
-        values = (near_ties(values, task, tolerance)[0] if task is not None
+        values = (difference_ties(near_ties(values, task, tolerance)[0], tolerance[task]) if task is not None
                   else difference_ties(values, tolerance))
     n = values.size
     a = 3 / 8 if n <= 10 else 1 / 2

@@ -41,7 +41,7 @@ from ...cost import admit, shows, timed_bar
 from ...design import check_agent_named, design_of, public_function
 from ...interop import as_pandas
 from ...normalization import warn_raw_scales
-from ...format import cannot_reject, count, plural, returned_nan, verb
+from ...format import cannot_reject, count, integer, join_and, plural, returned_nan, verb
 from .._replication import verdict
 from ...errors import DesignError, OptionError, RlstatsError, close_names, label_named, label_value
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
@@ -377,7 +377,8 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
         the t p-value and that of Hall's (1992) skewness-corrected t, with the
         effects' skewness estimated from the runs (``effect="mean_diff"``
         with 3 runs of each agent per task; else from the effects
-        themselves) and used only where negative. ``"t"``: the one-sample t
+        themselves, which at 2 reported tasks give none: the plain t, and a
+        note quotes its measured size) and used only where negative. ``"t"``: the one-sample t
         of the paper (section 6.1; the default before issue 40, kept bit for
         bit); ``"z"`` needs ``sigma``; ``"wilcoxon"``: the signed-rank test.
     mu_gap : float
@@ -653,7 +654,9 @@ def _skew_t_interval(v_p, skewness, reported, level, source):
     # the test of "greater" with min(gamma, 0) inverted: Hall's cubic, not statistics.cornish_fisher_shift (its
     # first-order term; see statistics.hall_transform); the larger of its and the t's, as the p-value is
     low = mean - sd * max(float(kernels.hall_inverse(q, min(gamma, 0.0), n)), q / np.sqrt(n))
-    if not gamma < 0:  # the plain t's bound: named so, as the printed skewness line says (audit s24 curves24)
+    if source == "effects" and n < 3:  # any two values' sample skewness is 0 (audit s38 fixd38: "not negative")
+        fields["pvalue_method"] = "t (two effects cannot estimate a skewness: no correction)"
+    elif not gamma < 0:  # the plain t's bound: named so, as the printed skewness line says (audit s24 curves24)
         fields["pvalue_method"] = f"t (skewness from the {source} not negative: no correction)"
     return {**fields, "conf_low": low, "conf_high": np.inf}
 
@@ -864,6 +867,35 @@ def _size_notes(frame, n_p, n_i, options):
     return notes
 
 
+def _two_effects_note(n_p, source, options):
+    """The note of the skew-corrected reporter at 2 reported tasks whose skewness would come from the effects: the
+    sample skewness of two values is 0 whatever they are, so it is the plain t, which assumes the effects are not
+    skewed (audit s38 fixd38: "skewness 0, estimated from the reported effects" was printed); the size the
+    ``selection.size`` rows measured at 2 reported tasks and 2 runs (where the skewness comes from the effects too)
+    is quoted. None elsewhere: with the runs' skewness (3 runs of each agent), or 3 or more effects."""
+    if options.reporter != "skew_t" or source != "effects" or n_p != 2:
+        return None
+    note = (f"the reporter's {value_label('reporter', options.reporter)} is the plain t with 2 reported tasks: two "
+            "effects cannot estimate a skewness (the runs' can, with effect=\"mean_diff\" and 3 runs of each agent "
+            "on a reported task), and the t assumes the effects are not skewed")
+    rows = [row for row in calibration.rows(SIZE_PROCEDURE)
+            if (row["statistic"], row["test"], row["configuration"], row["runs"]) ==
+            ("reporter", options.reporter, "2 reported", "2")]
+    if not rows:
+        return note
+    sizes = [1 - float(row["coverage"]) for row in rows]
+    simulated = sorted({int(row["n_sim"]) for row in rows})
+    each = (f"{integer(simulated[0])} null data sets each" if len(simulated) == 1 else
+            f"{integer(simulated[0])} to {integer(simulated[-1])} null data sets")
+    shapes = list(dict.fromkeys(row["distribution"] for row in rows))  # the table's order
+    skewed = "; skewed: a mirrored lognormal, rare large losses" if "skewed" in shapes else ""
+    shapes = join_and(shape.replace("_", "-") for shape in shapes)
+    tasks = join_and(sorted({row["tasks"] for row in rows}, key=int), conjunction="or")
+    return (f"{note}; simulated with 2 reported of {tasks} tasks and 2 runs of each agent per task (where it is the "
+            f"plain t too), its size at 0.05 was {min(sizes):.3f} to {max(sizes):.3f} over {shapes} scores "
+            f"({each}{skewed})")
+
+
 def _reported_skewness(frame, v_p):
     """The skewness of the reported effects for the skew-corrected reporter (:func:`kernels.effect_skewness`) and
     where it came from: the runs where the effect is ``mean_diff`` and a reported task has 3 runs of each agent,
@@ -932,6 +964,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     least = kernels.least_pvalue(np.concatenate([v_p, v_i]), n_p)  # the exact inspector's (audit s21)
     notes += _unreachable_note(inspector, options.beta, n_p, n_i, least)
     notes += _size_notes(frame, n_p, n_i, options)
+    notes += [note for note in (_two_effects_note(n_p, skewness_source, options),) if note]
     reporter = _reporter_tests(v_p, options, sigma, conservative_ss, skewness)
     if not np.isfinite(reporter["pvalue_reporter"]):
         notes.append(f"the reporter's {value_label('reporter', options.reporter)} is undefined (the reported effects "

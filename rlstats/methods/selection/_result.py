@@ -297,6 +297,9 @@ class SelectionCheckResult(Result):
 
     def _skewness_phrase(self):
         """The skew-corrected reporter's skewness by its source, and whether Hall's correction was applied."""
+        if self.reporter_skewness_source == "effects" and self.n_reported == 2:
+            # any two values' sample skewness is 0: nothing estimated (audit s38 fixd38), as a note says
+            return "two reported effects cannot estimate a skewness: no correction, the plain t's p-value"
         source = {"runs": "the runs' within-task cumulants of the reported tasks",
                   "effects": "the reported effects"}.get(self.reporter_skewness_source or "", "the data")
         if self.reporter_skewness_source == "runs":
