@@ -485,7 +485,7 @@ def latex_escape(text: object) -> str:
 
 
 # Columns holding p-values: in every format they read "< 1e-16", never "0", with 3 significant digits.
-_PVALUE_COLUMN = re.compile(r"^p_(value|adjusted|beyond)(_\w+)?$|^pvalue")
+_PVALUE_COLUMN = re.compile(r"^p_(value|adjusted|beyond|exclusion)(_\w+)?$|^pvalue")
 
 #: Widths in TeX points that a LaTeX table is laid out for: one column of a two-column paper (the
 #: ``\columnwidth`` of ``\documentclass[twocolumn]{article}``; ICML's is 234.8, IEEEtran's 252) and the

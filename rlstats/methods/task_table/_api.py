@@ -305,9 +305,10 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         tested = np.isfinite(pairwise[t])
         if tested.any():
             adjusted[t][tested] = ADJUST[adjustment](pairwise[t][tested])
-    p_adjusted = np.fmin.reduce(adjusted, axis=1)  # the smallest adjusted p of "j is better than a" over j
-    p_adjusted[unmarked] = np.nan
-    rejected = present & (p_adjusted <= alpha)
+    # the p-value for dropping a from the set: the smallest adjusted p of "j is better than a" over j
+    p_exclusion = np.fmin.reduce(adjusted, axis=1)
+    p_exclusion[unmarked] = np.nan
+    rejected = present & (p_exclusion <= alpha)
     possibly_best = (present & ~rejected | tied_best) & ~unmarked
     p_values = np.full((n, k), np.nan)
     others = present & ~(np.arange(k)[None, :] == best[:, None])
@@ -406,7 +407,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         agents=design.agents, tasks=design.tasks, statistic=summary, test=test,
         test_name=_TEST_NAMES[test], adjustment=adjustment, alpha=alpha, confidence_level=level,
         estimates=estimates, std_dev=spreads, counts=design.counts, best=best, tied_best=tied_best,
-        possibly_best=possibly_best, p_values=p_values, p_adjusted=np.where(present, p_adjusted, np.nan),
+        possibly_best=possibly_best, p_values=p_values, p_exclusion=np.where(present, p_exclusion, np.nan),
         p_pairwise=pairwise, a12=a12, hedges_g=hedges, welch=welch, next_ranked=next_ranked, a12_next=a12_next,
         hedges_g_next=hedges_next, welch_next=welch_next, aggregate=aggregate_row,
         withheld={output: np.array(mask) for output, mask in needs.withheld.items()},

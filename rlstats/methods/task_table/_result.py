@@ -46,17 +46,33 @@ def _tasks_first(frame):
     return frame
 
 
-#: the key under summary()'s comparisons (audit s19: halfcheetah PPO's p_adjusted 1.84e-05 below its p_value 0.000127
-#: on the MuJoCo batches read as an adjustment that lowered a p-value)
-def p_values_key(test_name, adjustment, p_value="p_value", p_adjusted="p_adjusted"):
+#: the key under summary()'s comparisons (audit s19: halfcheetah PPO's exclusion p-value 1.84e-05, then called
+#: p_adjusted, below its p_value 0.000127 on the MuJoCo batches read as an adjustment that lowered a p-value; new-user
+#: trial s38: the name itself read as R's p.adjust() of the p_value beside it, so it is named for what it is)
+def p_values_key(test_name, adjustment, p_value="p_value", p_exclusion="p_exclusion"):
     """The key of the two p-value columns, named as the table heads them (tidy names, or LaTeX's labels), of the test
     and adjustment used (audit s19: it said Welch and Holm whatever test= and adjustment= were)."""
     adjusted = ("p-value (unadjusted: adjustment='none')" if adjustment == "none" else
                 f"{adjustment.capitalize()}-adjusted p-value")
     return (f"{p_value}: the one-sided p-value of the {test_name} of the best against the agent, unadjusted; "
-            f"{p_adjusted}: the smallest {adjusted} of any agent against it (over every ordered pair of the task), "
-            f"which decides the mark, so it can be below {p_value} where another agent beats it more clearly than the "
-            "best")
+            f"{p_exclusion}: the p-value for dropping the agent from the possibly-best set, the smallest {adjusted} "
+            f"of any agent against it (over every ordered pair of the task), possibly best where above alpha; not an "
+            f"adjusted {p_value}, so it can be below {p_value} where another agent beats it more clearly than the best")
+
+class _Renamed:
+    """A result field's former name: reading it is an AttributeError naming the new one (the README's rule for renamed
+    names: an error naming the new name, never a silent alias; ``hasattr`` is False)."""
+
+    def __init__(self, old: str, new: str, why: str) -> None:
+        self.old, self.new, self.why = old, new, why
+        self.__doc__ = f"Renamed ``{new}`` ({why})."
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is None:  # the class's own attribute (documentation tools read it): the descriptor
+            return self
+        raise AttributeError(f"{type(instance).__name__}.{self.old} is now {self.new}: {self.why} (tidy()'s column "
+                             f"too)")
+
 
 #: summary()'s section of the paper table itself (its name heads the print and ends the LaTeX caption's title; it
 #: read "table", so a caption said "...within task): table.", audit s36 paper36)
@@ -89,9 +105,11 @@ class TaskTableResult(Result):
         are always in it). False for empty cells.
     p_values : ndarray, shape (n_tasks, n_agents)
         One-sided p-value of "the best is better than the agent" (NaN for the best, empty and untested cells).
-    p_adjusted : ndarray, shape (n_tasks, n_agents)
-        The evidence that the agent is not best: the smallest family-adjusted p-value of "j is better than the
-        agent" over the other agents j; possibly best when above alpha (NaN: nothing could be tested).
+    p_exclusion : ndarray, shape (n_tasks, n_agents)
+        The p-value for dropping the agent from the possibly-best set: the smallest family-adjusted p-value of "j is
+        better than the agent" over the other agents j; possibly best when above alpha (NaN: nothing could be
+        tested). Not an adjustment of ``p_values`` (another agent may beat it more clearly than the best, so it can be
+        below it); called ``p_adjusted`` before session 38, which reads it as such.
     p_pairwise : ndarray, shape (n_tasks, n_agents, n_agents)
         Unadjusted one-sided p-value of "the row agent is better than the column agent" in each task.
     a12, hedges_g : ndarray, shape (n_tasks, n_agents, 3)
@@ -115,7 +133,7 @@ class TaskTableResult(Result):
         Where each output that rests on replication is withheld, by the needs the back end declares
         (:mod:`rlstats.methods._replication`): ``"possibly_best"`` and ``"std_dev"`` per cell, ``"comparisons"`` (the
         test and the effect-size intervals against the best) per cell against its task's best, ``"aggregate"`` per
-        agent. A withheld cell has no mark (``possibly_best`` False, ``p_adjusted`` NaN, and ``possibly_best`` and
+        agent. A withheld cell has no mark (``possibly_best`` False, ``p_exclusion`` NaN, and ``possibly_best`` and
         ``significant`` missing in ``tidy()``), no ± sd, and NaN tests and intervals.
     withheld_reasons : dict of str to str
         For each output withheld somewhere, the sentence that says why and the way on (also among the notes).
@@ -147,7 +165,7 @@ class TaskTableResult(Result):
     tied_best: np.ndarray
     possibly_best: np.ndarray
     p_values: np.ndarray
-    p_adjusted: np.ndarray
+    p_exclusion: np.ndarray
     p_pairwise: np.ndarray
     a12: np.ndarray
     hedges_g: np.ndarray
@@ -164,6 +182,10 @@ class TaskTableResult(Result):
     censored: np.ndarray | None = None
 
     _plot_kinds: ClassVar[dict] = {"table": plots.plot_table}
+    # new-user trial s38: "p_adjusted" read as R's p.adjust() of the p_value beside it, which it is not
+    p_adjusted: ClassVar[Any] = _Renamed(
+        "p_adjusted", "p_exclusion", "the p-value for dropping the agent from the possibly-best set, the smallest "
+        "adjusted p-value of any agent against it, not an adjusted p_value")
 
     def _resamples_used(self) -> bool:
         """``n_resamples=`` decided something (audit s30 w2fix30: Welch's t with no aggregate row recorded it): where
@@ -581,7 +603,7 @@ class TaskTableResult(Result):
                              **({PER_TASK: "; ".join(k for k in (self._spread_key(), self._censored_key()) if k)}
                                 if self._spread_key() or self._censored_key() else {})},
                        captions={"comparisons with the best": "Key: " + p_values_key(
-                           self.test_name, self.adjustment, *map(vocabulary.label, ("p_value", "p_adjusted"))) + "."},
+                           self.test_name, self.adjustment, *map(vocabulary.label, ("p_value", "p_exclusion"))) + "."},
                        alpha=self._levels())
 
     def _summary_tables(self):
@@ -593,8 +615,9 @@ class TaskTableResult(Result):
         ``possibly_best`` is the confidence set and ``significant`` its complement among the agents with runs (both
         missing, ``<NA>``, where the mark is withheld for want of runs, see ``withheld``, and where the agent has no
         runs on the task);
-        ``p_value`` is the one-sided p-value of the best against the agent, ``p_adjusted`` the smallest adjusted
-        p-value of another agent against it; ``welch_t``, ``welch_df``, ``diff_low`` and ``diff_high`` are R's
+        ``p_value`` is the one-sided p-value of the best against the agent, ``p_exclusion`` the p-value for dropping
+        the agent from the possibly-best set (the smallest adjusted p-value of another agent against it, possibly best
+        where above alpha; not an adjusted ``p_value``, it can be below it); ``welch_t``, ``welch_df``, ``diff_low`` and ``diff_high`` are R's
         ``t.test(best, agent, conf.level = L)`` (oriented so that positive favours the best), L the level of the
         task's effect-size intervals (``effect_intervals="fcr"``: 1 - 2 (1 - confidence_level) / k in a task of k
         agents; ``"per_pair"``: confidence_level).  ``next_agent`` is the agent ranked
@@ -610,7 +633,7 @@ class TaskTableResult(Result):
             "estimate": self.estimates.ravel(), "std_dev": self.std_dev.ravel(), "n_runs": self.counts.ravel(),
             "best": self.tied_best.ravel(),
             "possibly_best": _missing_where(self.possibly_best, unmarked),
-            "p_value": self.p_values.ravel(), "p_adjusted": self.p_adjusted.ravel(),
+            "p_value": self.p_values.ravel(), "p_exclusion": self.p_exclusion.ravel(),
             "significant": _missing_where(present & ~self.possibly_best, unmarked),
             "welch_t": self.welch[..., 0].ravel(), "welch_df": self.welch[..., 1].ravel(),
             "diff_low": self.welch[..., 2].ravel(), "diff_high": self.welch[..., 3].ravel(),

@@ -1,0 +1,74 @@
+"""Session 38 (fixb38): a new-user trial and an audit of task_table's columns, marks and caption, and of concat.
+
+1. task_table's ``p_adjusted`` was not an adjusted p_value: it is the smallest Holm-adjusted p-value of any agent
+   against the row's (the p-value for dropping it from the possibly-best set), so it could be below the p_value beside
+   it (Atari 100k Boxing/DER: p_value 3.2e-06, p_adjusted 1.55e-06). It is now ``p_exclusion``.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import rlstats
+from rlstats import vocabulary
+
+
+def _best_noisy():
+    """One task: a best agent of 5 noisy runs, two of 20 tight runs; 'mid' beats 'low' far more clearly than the best
+    does, so low's exclusion p-value (the smallest Holm-adjusted p of the agents against it) is below its p_value."""
+    rng = np.random.default_rng(0)
+    scores = {"best": rng.normal(20, 8, 5), "mid": rng.normal(12, 1, 20), "low": rng.normal(8, 1, 20)}
+    return pd.DataFrame([("a", k, v) for k, vs in scores.items() for v in vs], columns=["task", "agent", "score"])
+
+
+def _holm(p):
+    """Holm's adjusted p-values, by hand (statsmodels' multipletests(method='holm') gives the same)."""
+    p = np.asarray(p, dtype=float)
+    order = np.argsort(p)
+    stepped = np.maximum.accumulate((len(p) - np.arange(len(p))) * p[order])
+    out = np.empty_like(p)
+    out[order] = np.minimum(stepped, 1.0)
+    return out
+
+
+def test_task_table_names_the_exclusion_p_value_for_what_it_is():
+    frame = _best_noisy()
+    res = rlstats.task_table(frame, "score ~ agent | task", rng=0)
+    runs = {a: g["score"].to_numpy() for a, g in frame.groupby("agent")}
+    pairs = [(j, a) for j in runs for a in runs if j != a]
+    # one-sided Welch t tests of "j better than a", scipy's, Holm over the 6 ordered pairs
+    raw = [stats.ttest_ind(runs[j], runs[a], equal_var=False, alternative="greater").pvalue for j, a in pairs]
+    adjusted = dict(zip(pairs, _holm(raw)))
+    tidy = res.tidy().set_index("agent")
+    assert "p_adjusted" not in tidy.columns and "p_exclusion" in tidy.columns
+    for a in runs:
+        expected = min(adjusted[(j, a)] for j in runs if j != a)
+        assert tidy.loc[a, "p_exclusion"] == pytest.approx(expected, rel=1e-9)
+        assert res.p_exclusion[0, res.agents.index(a)] == pytest.approx(expected, rel=1e-9)
+        assert bool(tidy.loc[a, "possibly_best"]) == (expected > 0.05)
+    # low: p_value 0.00061 against the best, exclusion p 2.2e-15 from mid (below it, as its name no longer hides)
+    assert tidy.loc["low", "p_value"] == pytest.approx(0.00061004, rel=1e-4)
+    assert tidy.loc["low", "p_exclusion"] == pytest.approx(2.2188039e-15, rel=1e-4)
+    # the old field is an error naming the new one (the package's rule for renamed names: never a silent alias)
+    with pytest.raises(AttributeError, match="p_exclusion"):
+        res.p_adjusted
+    assert not hasattr(res, "p_adjusted")
+    # the vocabulary: a printed label that reads as neither "adjusted p-value" nor the other methods' p_adjusted
+    term = vocabulary.VOCABULARY["p_exclusion"]
+    assert term.label == "exclusion p-value" and "possibly-best set" in term.description
+
+
+def test_task_table_keys_the_exclusion_p_value_in_every_format():
+    res = rlstats.task_table(_best_noisy(), "score ~ agent | task", rng=0)
+    summary = res.summary()
+    text = str(summary)
+    key = "p_exclusion: the p-value for dropping the agent from the possibly-best set"
+    assert key in text and "p_adjusted" not in text and "adj. p-value" not in text
+    assert "the smallest Holm-adjusted p-value of any agent against it" in text
+    assert key in summary.to_markdown() and key in summary._repr_html_()
+    latex = " ".join(summary.to_latex().split())
+    assert "exclusion p-value: the p-value for dropping the agent from the possibly-best set" in latex
+    assert "adj. p-value" not in latex and "p\\_adjusted" not in latex
+    # it prints as a p-value (three digits, "< 1e-16" style), as p_value does
+    assert "2.22e-15" in text
