@@ -5,6 +5,8 @@
    it (Atari 100k Boxing/DER: p_value 3.2e-06, p_adjusted 1.55e-06). It is now ``p_exclusion``.
 """
 
+import html
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -72,3 +74,54 @@ def test_task_table_keys_the_exclusion_p_value_in_every_format():
     assert "adj. p-value" not in latex and "p\\_adjusted" not in latex
     # it prints as a p-value (three digits, "< 1e-16" style), as p_value does
     assert "2.22e-15" in text
+
+
+def _krull_like():
+    """One task of 4 agents x 10 runs where C is marked possibly best (its smallest Holm-adjusted p over the 12 ordered
+    pairs, 0.0952, is above 0.05) though its 97.5% Welch interval against the best A lies above 0 (Atari 100k's
+    Krull/SPR, [0.083, 1.49], alike)."""
+    rng = np.random.default_rng(3)
+    scores = {"A": rng.normal(2.8, .65, 10), "B": rng.normal(1.9, .6, 10), "C": rng.normal(1.5, .4, 10),
+              "D": rng.normal(1.2, 1, 10)}
+    return pd.DataFrame([("Krull", a, i, v) for a, vs in scores.items() for i, v in enumerate(vs)],
+                        columns=["task", "agent", "seed", "score"])
+
+
+def test_task_table_flags_a_mark_whose_interval_lies_on_the_best_side():
+    """2. (new-user trial s38) Krull/SPR carried the dagger beside a difference-of-means interval wholly on the best's
+    side, which only a note the LaTeX and Markdown leave out explained: such a cell carries a second mark, keyed in
+    the caption with why the two disagree."""
+    frame = _krull_like()
+    res = rlstats.task_table(frame, "score ~ agent | task/seed")
+    runs = {a: g["score"].to_numpy() for a, g in frame.groupby("agent")}
+    pairs = [(j, a) for j in runs for a in runs if j != a]
+    raw = [stats.ttest_ind(runs[j], runs[a], equal_var=False, alternative="greater").pvalue for j, a in pairs]
+    adjusted = dict(zip(pairs, _holm(raw)))
+    exclusion = {a: min(adjusted[(j, a)] for j in runs if j != a) for a in runs}
+    # scipy's Welch interval at the effect sizes' level 1 - 2 (1 - 0.95) / 4 = 0.975
+    low = {a: stats.ttest_ind(runs["A"], runs[a], equal_var=False).confidence_interval(0.975).low for a in "BCD"}
+    assert exclusion["B"] > 0.05 and low["B"] < 0  # marked, its interval reaching 0: no flag
+    assert exclusion["C"] == pytest.approx(0.0952, abs=5e-5) and low["C"] == pytest.approx(0.078, abs=5e-4)
+    assert exclusion["D"] <= 0.05  # not marked
+    tidy = res.tidy().set_index("agent")
+    assert tidy.loc["C", "diff_low"] == pytest.approx(low["C"], rel=1e-9)
+    assert res.possibly_best[0].tolist() == [True, True, True, False]
+    shown = res.display().loc["Krull"]
+    assert shown["B"].endswith("\u2020") and shown["C"].endswith("\u2020\u2021") and "\u2021" not in shown["B"]
+    assert "\u2020" not in shown["D"] and "\u2021" not in shown["A"]
+    why = ("\u2021: marked possibly best though the interval of its difference of means against the best (diff_low, "
+           "diff_high in tidy()) lies wholly on the best's side")
+    caption = res.caption()
+    assert why in caption
+    # why, with the two levels: Holm's first test at alpha / 12, the interval's sides at (1 - 0.95) / 4
+    assert "alpha / 12 = 0.0042" in caption and "each side at 0.013" in caption
+    markdown = res.to_markdown()
+    assert "| 1.68 \u00b1 0.33 \u2020\u2021 |" in markdown and why in markdown
+    latex = res.to_latex()
+    assert r"$^{\dagger\ddagger}$" in latex and "$$" not in latex and r"$^\ddagger$: marked possibly best" in latex
+    assert why in str(res) and why in html.unescape(res._repr_html_())
+    # a table without such a cell has neither the mark nor the caption's line (2 agents: Holm's first one-sided test
+    # at alpha / 2 and the interval's sides at (1 - 0.95) / 2 agree)
+    plain = rlstats.task_table(frame[frame["agent"].isin(["A", "B"])], "score ~ agent | task/seed")
+    assert plain.possibly_best[0].tolist() == [True, False]  # B beaten at one-sided p 0.0163 <= 0.025
+    assert "\u2021" not in plain.to_markdown() and "ddagger" not in plain.to_latex()

@@ -28,7 +28,7 @@ from .._replication import verdict
 from . import _calibration as calibration
 from . import _kernels as kernels
 from ._backend import cost
-from ._result import TaskTableResult
+from ._result import TaskTableResult, adjust_name as _adjust_name, apart_reasons
 from ..._typing import (Data, EffectIntervals, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, TaskAdjustment,
                         TaskStatistic, TaskTest)
 
@@ -677,27 +677,8 @@ def _apart_note(design, options, welch, marked, agents, best):
         return None
     t = int(np.nonzero(apart)[0][0])
     k = int(agents[t])
-    level = options.confidence_level
-    fcr = options.effect_intervals in kernels.FCR_INTERVALS
-    side = (1 - level) / (k if fcr else 2)
-    # what the interval's level keeps: with "fcr" a false coverage-statement rate over the k - 1 against the best
-    # (Benjamini and Yekutieli 2005), not joint coverage; with "per_pair" each at the level alone
-    kept = (f"the interval's level only bounds the expected share of the {k - 1} against the best that miss at "
-            f"{fmt.signif(100 * (1 - level))}% (a false coverage-statement rate, not joint coverage; each side at "
-            f"{fmt.signif(side, 2)})" if fcr else
-            f"the interval is unadjusted (each side at {fmt.signif(side, 2)})")
-    why = []
-    if options.test != "welch":
-        why.append(f"the marks rest on the {_TEST_NAMES[options.test]}, the interval on Welch's t")
-    if options.adjustment != "none":
-        first = options.alpha / (k * (k - 1))
-        task, agent = design.words  # the data's columns by their names (audit s33 words33b)
-        why.append(f"the marks adjust for the k (k - 1) = {k * (k - 1)} ordered pairs of {fmt.a_or_an(task)} "
-                   f"({_adjust_name(options.adjustment, task)}: its smallest p-value is tested at alpha / {k * (k - 1)} "
-                   f"= {fmt.signif(first, 2)} with {fmt.count(k, agent)}), {kept}")
-    elif not np.isclose(side, options.alpha):
-        why.append(f"the marks test at alpha = {fmt.signif(options.alpha)}, the interval's sides at "
-                   f"{fmt.signif(side, 2)}")
+    why = apart_reasons(options.test, _TEST_NAMES[options.test], options.adjustment, options.alpha,
+                        options.confidence_level, options.effect_intervals, k, design.words)
     # said plainly (audit s35 claims35: "the interval ... lies above 0 in 1 cell (CartPole-v1/DQN) marked possibly
     # best" read as a contradiction where DQN's 3 runs never reached the threshold): which side the interval is on,
     # that runs never reached a time-to-threshold's threshold, and that the runs cannot tell the cell from the best
@@ -721,12 +702,6 @@ def _cells_phrase(design, mask):
     tasks_of, agents_of = np.nonzero(mask)
     cells = [f"{design.tasks[t]}/{design.agents[a]}" for t, a in zip(tasks_of, agents_of)]
     return f"{count(len(cells), 'cell')} ({listed(cells, 5)})"
-
-
-def _adjust_name(adjustment, task="task"):
-    """The adjustment as the method's name says it, ``task`` the blocks as a note about the rows calls them."""
-    return {"holm": f"Holm-adjusted within {task}", "bonferroni": f"Bonferroni-adjusted within {task}",
-            "none": "unadjusted"}[adjustment]
 
 
 def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_action="raise", one_scale=False):

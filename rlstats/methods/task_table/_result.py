@@ -14,9 +14,12 @@ from ..._typing import ColumnNames
 from ...results import Result, Summary, check_layout, resultclass
 from ...statistics import best_of
 from . import plots
-from ._kernels import RANK_TESTS
+from ._kernels import FCR_INTERVALS, RANK_TESTS
 
 DAGGER = "\u2020"
+#: the second mark of a possibly-best cell whose interval of the difference of means against the best lies wholly on
+#: the best's side (new-user trial s38: Krull/SPR, [0.083, 1.49], carried the dagger alone in LaTeX and Markdown)
+DDAGGER = "\u2021"
 #: Significant digits of the cells in every format (print, LaTeX, Markdown, HTML), so that all show the same.
 DIGITS = 3
 #: what the aggregate row aggregates, as the bootstrap's metrics define it: not always the cells above it (a task's
@@ -35,6 +38,11 @@ def _check_digits(digits: object) -> None:
 def _markdown_mark(text):
     """A possibly-best cell in Markdown: its text escaped, then the dagger."""
     return f"{fmt.markdown_escape(text)} {DAGGER}"
+
+
+def _markdown_apart(text):
+    """A possibly-best cell in Markdown whose interval against the best lies wholly on its side: both marks."""
+    return f"{fmt.markdown_escape(text)} {DAGGER}{DDAGGER}"
 
 
 def _tasks_first(frame):
@@ -58,6 +66,46 @@ def p_values_key(test_name, adjustment, p_value="p_value", p_exclusion="p_exclus
             f"{p_exclusion}: the p-value for dropping the agent from the possibly-best set, the smallest {adjusted} "
             f"of any agent against it (over every ordered pair of the task), possibly best where above alpha; not an "
             f"adjusted {p_value}, so it can be below {p_value} where another agent beats it more clearly than the best")
+
+def adjust_name(adjustment, task="task"):
+    """The adjustment as the method's name says it, ``task`` the blocks as a note about the rows calls them."""
+    return {"holm": f"Holm-adjusted within {task}", "bonferroni": f"Bonferroni-adjusted within {task}",
+            "none": "unadjusted"}[adjustment]
+
+
+def apart_reasons(test, test_name, adjustment, alpha, level, effect_intervals, k, words):
+    """Why a cell can be marked possibly best though its interval of the difference of means against the best lies
+    wholly on the best's side, as clauses: the marks take ``test`` over the k (k - 1) ordered pairs of a task with
+    ``adjustment`` (Holm's first test at alpha / (k (k - 1))), the interval Welch's t at the effect sizes' level, each
+    side at (1 - level) / k with ``"fcr"``. The one home of the note's reasons and the table's caption line (new-user
+    trial s38). ``k``: the task's agents, None where the tasks flagged differ in it (then said with k); ``words``: the
+    data's (task, agent) columns."""
+    task, agent = words
+    fcr = effect_intervals in FCR_INTERVALS
+    pairs = "k (k - 1)" if k is None else f"k (k - 1) = {k * (k - 1)}"
+    if k is None:
+        side = f"(1 - {fmt.signif(level)}) / k" if fcr else fmt.signif((1 - level) / 2, 2)
+        against = "k - 1"
+    else:
+        side = fmt.signif((1 - level) / (k if fcr else 2), 2)
+        against = f"{k - 1}"
+    # what the interval's level keeps: with "fcr" a false coverage-statement rate over the k - 1 against the best
+    # (Benjamini and Yekutieli 2005), not joint coverage; with "per_pair" each at the level alone
+    kept = (f"the interval's level only bounds the expected share of the {against} against the best that miss at "
+            f"{fmt.signif(100 * (1 - level))}% (a false coverage-statement rate, not joint coverage; each side at "
+            f"{side})" if fcr else f"the interval is unadjusted (each side at {side})")
+    why = []
+    if test != "welch":
+        why.append(f"the marks rest on the {test_name}, the interval on Welch's t")
+    if adjustment != "none":
+        first = ("alpha / (k (k - 1))" if k is None else
+                 f"alpha / {k * (k - 1)} = {fmt.signif(alpha / (k * (k - 1)), 2)} with {fmt.count(k, agent)}")
+        why.append(f"the marks adjust for the {pairs} ordered pairs of {fmt.a_or_an(task)} "
+                   f"({adjust_name(adjustment, task)}: its smallest p-value is tested at {first}), {kept}")
+    elif k is None or not np.isclose((1 - level) / (k if fcr else 2), alpha):
+        why.append(f"the marks test at alpha = {fmt.signif(alpha)}, the interval's sides at {side}")
+    return why
+
 
 class _Renamed:
     """A result field's former name: reading it is an AttributeError naming the new one (the README's rule for renamed
@@ -250,6 +298,26 @@ class TaskTableResult(Result):
             return np.zeros(self.counts.shape, dtype=bool)
         return np.asarray(self.censored) > 0
 
+    def _apart(self) -> np.ndarray:
+        """(n_tasks, n_agents): the cells marked possibly best (a dagger, not bold) whose interval of the difference
+        of means against the best lies wholly on the best's side, which carry a second mark (new-user trial s38:
+        Krull/SPR's [0.083, 1.49] carried the dagger alone in LaTeX and Markdown, the note saying why left out)."""
+        return self.possibly_best & ~self._bold() & (self.welch[..., 2] > 0)
+
+    def apart_sentence(self) -> str:
+        """What the second mark means and why a cell can carry both, in one sentence ("" where no cell does): the
+        marks and the interval are at different levels of different families (:func:`apart_reasons`)."""
+        apart = self._apart()
+        if not apart.any():
+            return ""
+        ks = {int(k) for k in (self.counts > 0).sum(axis=1)[apart.any(axis=1)]}
+        why = apart_reasons(self.test, self.test_name, self.adjustment, self.alpha, self.confidence_level,
+                            self.options.get("effect_intervals", "per_pair"), ks.pop() if len(ks) == 1 else None,
+                            (self._block_word, self._arm_word))
+        return (f"{DDAGGER}: marked possibly best though the interval of its difference of means against the best "
+                f"(diff_low, diff_high in tidy()) lies wholly on the best's side: {'; '.join(why)}; the mark is the "
+                "set's answer at alpha, the interval the size of the difference.")
+
     def _censored_key(self) -> str:
         """What ≥ means, one sentence without its full stop ("" where no cell holds a censored run)."""
         bounded = self._bounded()
@@ -264,11 +332,13 @@ class TaskTableResult(Result):
         runs = self.counts[self.counts > 0]
         return f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
 
-    def _cell_texts(self, digits, bold, mark, plain=str):
+    def _cell_texts(self, digits, bold, mark, plain=str, apart=None):
         """(n_tasks, n_agents) strings 'm ± sd' (through ``plain``) with the best bolded and the other possibly best
-        marked, '≥ m ± sd' where the cell holds censored runs (a lower bound: audit s34 ttt34)."""
+        marked, through ``apart`` (default ``mark``) where the interval against the best lies wholly on its side
+        (:meth:`_apart`), '≥ m ± sd' where the cell holds censored runs (a lower bound: audit s34 ttt34)."""
         out = []
         bold_cells = self._bold()
+        apart_cells = self._apart()
         bounded = self._bounded()
         n_tasks, n_agents = len(self.tasks), len(self.agents)
         means, spreads = [[""] * n_agents for _ in range(n_tasks)], [[""] * n_agents for _ in range(n_tasks)]
@@ -313,7 +383,7 @@ class TaskTableResult(Result):
                 if bold_cells[t, a]:
                     text = bold(text)
                 elif self.possibly_best[t, a]:
-                    text = mark(text)
+                    text = (apart if apart is not None and apart_cells[t, a] else mark)(text)
                 row.append(text)
             out.append(row)
         return out
@@ -336,10 +406,13 @@ class TaskTableResult(Result):
         return [bold(text) if best else text for text, best in zip(texts, self._aggregate_best())]
 
     def display(self, digits: int = DIGITS, bold: Callable[[str], str] = lambda s: f"*{s}*",
-                mark: Callable[[str], str] = lambda s: f"{s} {DAGGER}") -> pd.DataFrame:
-        """The table as a DataFrame of strings: tasks as rows, agents as columns (and the aggregate row)."""
+                mark: Callable[[str], str] = lambda s: f"{s} {DAGGER}",
+                apart: Callable[[str], str] = lambda s: f"{s} {DAGGER}{DDAGGER}") -> pd.DataFrame:
+        """The table as a DataFrame of strings: tasks as rows, agents as columns (and the aggregate row). ``mark``
+        draws a possibly-best cell, ``apart`` one whose interval against the best lies wholly on its side."""
         _check_digits(digits)
-        frame = pd.DataFrame(self._cell_texts(digits, bold, mark), index=list(self.tasks), columns=list(self.agents))
+        frame = pd.DataFrame(self._cell_texts(digits, bold, mark, apart=apart), index=list(self.tasks),
+                             columns=list(self.agents))
         if self.aggregate is not None:
             frame.loc[f"aggregate {vocabulary.metric_label(self.aggregate['metric'])}"] = \
                 self._aggregate_texts(digits, bold)
@@ -448,6 +521,8 @@ class TaskTableResult(Result):
         if withheld:
             text += f", but for a best from too few runs to test ({withheld})"
         text += f"; {self.mark_sentence()}" if self._marks_shown() else "."
+        if self.apart_sentence():
+            text += f" {self.apart_sentence()}"
         if self._censored_key():
             text += f" {self._censored_key()}."
         if self.withheld_sentence():
@@ -489,10 +564,11 @@ class TaskTableResult(Result):
         """The table's float under ``caption`` (plain text), its first column headed ``head``, in the rules of
         :meth:`to_latex`."""
         escape = fmt.latex_escape
-        cells = self._cell_texts(digits, lambda s: rf"\textbf{{{s}}}", lambda s: s + r"$^\dagger$", plain=escape)
+        cells = self._cell_texts(digits, lambda s: rf"\textbf{{{s}}}", lambda s: s + r"$^\dagger$", plain=escape,
+                                 apart=lambda s: s + r"$^{\dagger\ddagger}$")
         rows = [escape(task) + " & " + " & ".join(row) for task, row in zip(self.tasks, cells)]
         # the width LaTeX will set it at, from the unescaped texts: a column per agent, headed by its name
-        plain = self._cell_texts(digits, str, lambda s: s + DAGGER)
+        plain = self._cell_texts(digits, str, lambda s: s + DAGGER, apart=lambda s: s + DAGGER + DDAGGER)
         shown = self._bold()
         columns = [[(a, False)] + [(row[j], bool(shown[t, j])) for t, row in enumerate(plain)]
                    for j, a in enumerate(self.agents)]
@@ -515,7 +591,8 @@ class TaskTableResult(Result):
 
     def to_markdown(self, digits: int = DIGITS) -> str:
         _check_digits(digits)
-        frame = self.display(digits, bold=lambda s: f"**{fmt.markdown_escape(s)}**", mark=_markdown_mark)
+        frame = self.display(digits, bold=lambda s: f"**{fmt.markdown_escape(s)}**", mark=_markdown_mark,
+                             apart=_markdown_apart)
         # what was dropped or changed, as printed; names as written (audit s19)
         notes = "".join(f"- {fmt.markdown_escape(n, start=True)}\n" for n in self._table_notes())
         table = fmt.table_markdown(frame.pipe(_tasks_first), digits, markdown_cells=True)
@@ -523,7 +600,8 @@ class TaskTableResult(Result):
 
     def _repr_html_(self):
         frame = self.display(DIGITS, bold=lambda s: f"<b>{html.escape(s)}</b>",
-                             mark=lambda s: f"{html.escape(s)} {DAGGER}")
+                             mark=lambda s: f"{html.escape(s)} {DAGGER}",
+                             apart=lambda s: f"{html.escape(s)} {DAGGER}{DDAGGER}")
         body = "".join("<tr><th>" + html.escape(str(task)) + "</th>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>"
                        for task, row in zip(frame.index, frame.to_numpy()))
         head = "<tr><th>task</th>" + "".join(f"<th>{html.escape(a)}</th>" for a in frame.columns) + "</tr>"
@@ -579,7 +657,8 @@ class TaskTableResult(Result):
             best += f", but for a best from too few runs to test ({withheld})"
         # the key, one line a mark: no parentheses nested in parentheses (audit s25 polish25)
         key = ([f"*bold*: {best}"] + ([self._spread_key()] if self._spread_key() else [])
-               + ([self.mark_sentence().rstrip(".")] if self._marks_shown() else []))
+               + ([self.mark_sentence().rstrip(".")] if self._marks_shown() else [])
+               + ([self.apart_sentence().rstrip(".")] if self.apart_sentence() else []))
         if self._censored_key():
             key.append(self._censored_key())
         if self.aggregate is not None:
@@ -595,7 +674,8 @@ class TaskTableResult(Result):
             return self._latex(f"{caption} {self.caption()}", head="task", **layout).rstrip("\n")
         def markdown():
             return fmt.table_markdown(self.display(DIGITS, bold=lambda s: f"**{fmt.markdown_escape(s)}**",
-                                                   mark=_markdown_mark).pipe(_tasks_first), DIGITS,
+                                                   mark=_markdown_mark, apart=_markdown_apart).pipe(_tasks_first),
+                                      DIGITS,
                                       markdown_cells=True)
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
                        statistic_line=self._statistic_line(), latex={PER_TASK: table}, markdown={PER_TASK: markdown},
