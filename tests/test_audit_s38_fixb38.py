@@ -125,3 +125,44 @@ def test_task_table_flags_a_mark_whose_interval_lies_on_the_best_side():
     plain = rlstats.task_table(frame[frame["agent"].isin(["A", "B"])], "score ~ agent | task/seed")
     assert plain.possibly_best[0].tolist() == [True, False]  # B beaten at one-sided p 0.0163 <= 0.025
     assert "\u2021" not in plain.to_markdown() and "ddagger" not in plain.to_latex()
+
+
+def _logs_of_unequal_length(short=(0, 1, 2)):
+    """Evaluations every 5k steps of 3 agents x 2 tasks x 3 seeds; DQN's runs on CartPole of the seeds ``short`` stop
+    at 20k, the others at 30k (the SB3 logs' shape: shared/data/logs/sb3_classic)."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for agent, task, seed in ((a, t, s) for a in ("A2C", "DQN", "PPO") for t in ("Acrobot", "CartPole")
+                              for s in range(3)):
+        end = 20_000 if (agent, task) == ("DQN", "CartPole") and seed in short else 30_000
+        rows += [(agent, task, seed, step, step / 100 + rng.normal()) for step in range(5_000, end + 1, 5_000)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+
+
+@pytest.mark.parametrize("how", ["final", "max"])
+def test_task_table_caption_says_runs_of_unequal_length(how):
+    """3. (new-user trial s38) On SB3's logs the printed notes said DQN's final score on CartPole was its value at 20k
+    beside A2C's and PPO's at 30k; the Markdown and LaTeX captions, the table pasted into a paper, did not."""
+    logs = _logs_of_unequal_length()
+    formula = "score ~ agent | task/seed"
+    final = rlstats.summarize_runs(logs, formula, step="step", how=how)
+    # the summary is each run's last (largest) logged value, whatever step it reached
+    by_hand = logs.sort_values("step").groupby(["agent", "task", "seed"])["score"]
+    expected = by_hand.last() if how == "final" else by_hand.max()
+    np.testing.assert_allclose(final.set_index(["agent", "task", "seed"])["score"].sort_index(),
+                               expected.sort_index(), rtol=1e-12)
+    res = rlstats.task_table(final, formula)
+    said = ("Runs of unequal length: DQN's runs on CartPole end at 20k, the task's last run at 30k, so their values "
+            "come from earlier in training.")
+    assert said in res.caption() and said in res.to_markdown()
+    assert " ".join(said.split()) in " ".join(res.to_latex().split())
+    assert res.early_ends["runs"].tolist() == [[0, 0, 0], [0, 3, 0]]
+    assert any("earlier in training" in note for note in res.notes)  # as the notes said before
+    # one run of the three stopped early: counted as such
+    one = rlstats.task_table(rlstats.summarize_runs(_logs_of_unequal_length(short=(0,)), formula, step="step",
+                                                    how=how), formula)
+    assert ("Runs of unequal length: 1 of DQN's 3 runs on CartPole ends at 20k, the task's last run at 30k, so its "
+            "value comes from earlier in training.") in one.caption()
+    # the rows analysed decide: without DQN's short runs no sentence
+    whole = rlstats.task_table(final[final["agent"] != "DQN"], formula)
+    assert whole.early_ends is None and "unequal length" not in whole.to_markdown()

@@ -20,7 +20,7 @@ from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
 from ...resampling import child_generator, seed_sequence
-from ...runs import censored_cells
+from ...runs import censored_cells, early_ends
 from ...statistics import (best_of, block_value_order, bonferroni, holm, near_tie_note, near_tied_blocks, near_ties,
                            relabellings)
 from ...vocabulary import median_is_mean_words
@@ -412,7 +412,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         hedges_g_next=hedges_next, welch_next=welch_next, aggregate=aggregate_row,
         withheld={output: np.array(mask) for output, mask in needs.withheld.items()},
         withheld_reasons=dict(needs.sentences), effect_notes=tuple(effect_notes),
-        averaged_within=design.averaged_within, censored=censored_cells(design))
+        averaged_within=design.averaged_within, censored=censored_cells(design), early_ends=early_ends(design))
 
 
 def _next_ranked_effects(design, runs, ranked, oriented, present, sign, level, intervals, needs):

@@ -196,6 +196,12 @@ class TaskTableResult(Result):
         Where the response is a time to a threshold (:func:`rlstats.summarize_runs`), the runs of each cell that
         never reached it, counted at their task's horizon: a cell holding any is marked ≥, its statistic a
         lower bound of the runs' times (:func:`rlstats.runs.censored_cells`; audit s34 ttt34). None otherwise.
+    early_ends : dict or None
+        Where the response is a summary of each run's last steps (:func:`rlstats.summarize_runs`) and some runs end
+        before their task's others, so that their values come from earlier in training, which the caption says:
+        ``runs`` (n_tasks, n_agents) how many such runs a cell holds, ``first`` and ``last`` their earliest and latest
+        end, ``top`` (n_tasks,) the latest end of each task's runs (:func:`rlstats.runs.early_ends`; new-user trial
+        s38). None otherwise.
     """
 
     agents: tuple[str, ...]
@@ -228,6 +234,7 @@ class TaskTableResult(Result):
     effect_notes: tuple[str, ...] = ()
     averaged_within: str | None = None
     censored: np.ndarray | None = None
+    early_ends: dict[str, np.ndarray] | None = None
 
     _plot_kinds: ClassVar[dict] = {"table": plots.plot_table}
     # new-user trial s38: "p_adjusted" read as R's p.adjust() of the p_value beside it, which it is not
@@ -327,6 +334,32 @@ class TaskTableResult(Result):
         return (f"≥: {fmt.count(int(bounded.sum()), 'cell')} holding runs that never reached the threshold by "
                 f"their {self._block_word}'s horizon ({int(censored.sum())} of {int(self.counts[bounded].sum())} runs "
                 f"there), each counted at the horizon, so the {self.label} is a lower bound of the runs' times")
+
+    def early_sentence(self) -> str:
+        """The runs that end before their task's others, so that the cells compare values from different points of
+        training, in one sentence ("" where none; new-user trial s38: the notes said DQN's values at 20k sat beside
+        A2C's and PPO's at 30k, the LaTeX and Markdown captions did not)."""
+        if self.early_ends is None:
+            return ""
+        runs = np.asarray(self.early_ends["runs"])
+        if not runs.any():
+            return ""
+        first, last, top = (np.asarray(self.early_ends[key], dtype=float) for key in ("first", "last", "top"))
+        task = self._block_word
+        parts = []
+        for t, a in np.argwhere(runs > 0):
+            n, m = int(runs[t, a]), int(self.counts[t, a])
+            who = (f"{self.agents[a]}'s {'run' if n == 1 else 'runs'}" if n == m else
+                   f"{n} of {self.agents[a]}'s {m} runs")
+            ends = (fmt.format_step(last[t, a]) if first[t, a] == last[t, a] else
+                    f"{fmt.format_step(first[t, a])} to {fmt.format_step(last[t, a])}")
+            parts.append(f"{who} on {self.tasks[t]} {fmt.verb(n, 'ends')} at {ends}, the {task}'s last run at "
+                         f"{fmt.format_step(top[t])}")
+        cells, one = len(parts), int(runs.sum()) == 1
+        shown = "; ".join(parts[:3]) + (f"; and {fmt.count(cells - 3, 'cell')} more" if cells > 3 else "")
+        # the summary's note in its words: their values come from earlier in training (runs._ends)
+        return (f"Runs of unequal length: {shown}, so {'its value comes' if one else 'their values come'} from "
+                "earlier in training.")
 
     def _runs_phrase(self):
         runs = self.counts[self.counts > 0]
@@ -515,6 +548,8 @@ class TaskTableResult(Result):
             text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} {several} "
                     f"per {agent} and {task}{alone}{self._blank()}. ")
         # lower-is-better says so: a bold lowest mean read as a typesetting slip in a paper (audit s15)
+        if self.early_sentence():
+            text += self.early_sentence() + " "
         text += (f"Bold: the best {self._bold_label} of each {task}" if self._higher() else
                  f"Bold: the lowest {self._bold_label} of each {task} (lower is better)")
         withheld = self._bold_withheld()
