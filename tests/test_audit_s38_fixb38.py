@@ -3,6 +3,10 @@
 1. task_table's ``p_adjusted`` was not an adjusted p_value: it is the smallest Holm-adjusted p-value of any agent
    against the row's (the p-value for dropping it from the possibly-best set), so it could be below the p_value beside
    it (Atari 100k Boxing/DER: p_value 3.2e-06, p_adjusted 1.55e-06). It is now ``p_exclusion``.
+2. A dagger beside a difference-of-means interval wholly on the best's side (Krull/SPR) gets a second mark, keyed in
+   the caption with why the two differ.
+3. The caption says where a summary of the runs' last steps compares runs of unequal length (SB3's DQN at 20k).
+4. rlstats.concat of tables whose columns differ is refused unless join= says how; join="outer" notes the gaps.
 """
 
 import html
@@ -166,3 +170,63 @@ def test_task_table_caption_says_runs_of_unequal_length(how):
     # the rows analysed decide: without DQN's short runs no sentence
     whole = rlstats.task_table(final[final["agent"] != "DQN"], formula)
     assert whole.early_ends is None and "unequal length" not in whole.to_markdown()
+
+
+def _two_tables():
+    a = rlstats.datasets.simulate(agents=2, tasks=2, seeds=3, rng=0)
+    b = rlstats.datasets.simulate(agents=2, tasks=2, seeds=3, rng=1).rename(columns={"score": "ret"})
+    b["agent"] = "new " + b["agent"].astype(str)
+    return a, b
+
+
+def test_concat_refuses_tables_whose_columns_differ_unless_join_is_given():
+    """4. (audit s38) rlstats.concat of tables with different columns left the gaps NaN unsaid (pandas' outer join),
+    and an analysis then refused 12 missing scores without saying why. As R's rbind() and data.table's rbindlist()
+    (fill=FALSE), it refuses, naming which columns each table lacks; pandas' own join= chooses."""
+    a, b = _two_tables()
+    before = (a.copy(), b.copy())
+    with pytest.raises(rlstats.OptionError) as info:
+        rlstats.concat([a, b], ignore_index=True)
+    said = str(info.value)
+    assert "table 1 of 2 has no 'ret', table 2 of 2 no 'score'" in said, said
+    assert "join='outer'" in said and "join='inner'" in said
+    pd.testing.assert_frame_equal(a, before[0])  # the caller's frames untouched
+    pd.testing.assert_frame_equal(b, before[1])
+    # tables of the same columns in another order stack as before, without a note
+    same = rlstats.concat([a, a[a.columns[::-1]]], ignore_index=True)
+    assert len(same) == 24 and not same.attrs.get("rlstats_notes")
+    with pytest.raises(rlstats.OptionError, match="join='left' is not one of the allowed values"):
+        rlstats.concat([a, b], join="left")
+
+
+def test_concat_join_outer_says_where_it_left_values_missing():
+    a, b = _two_tables()
+    both = rlstats.concat([a, b], ignore_index=True, join="outer")
+    expected = pd.concat([a, b], ignore_index=True)  # pandas' stack, numbers alike
+    pd.testing.assert_frame_equal(both, expected)
+    notes = both.attrs["rlstats_notes"]
+    # said of each table's rows by the column telling them apart (the agent), so it follows them into a subset
+    assert ("'ret' left missing (NaN) by rlstats.concat(join='outer'): the table of these rows has no such column "
+            "(rows with agent 'agent_1' and 'agent_2')") in notes
+    assert notes[1] == ("'score' left missing (NaN) by rlstats.concat(join='outer'): the table of these rows has no "
+                        "such column (rows with agent 'new agent_1' and 'new agent_2')")
+    # bound to each table's rows: a subset of the second table's rows keeps its note alone
+    mine = both[both["agent"].isin(["new agent_1", "new agent_2"])]
+    res = rlstats.task_table(mine, "ret ~ agent | task/seed")
+    assert [n for n in res.notes if "rlstats.concat" in n] == [notes[1]]
+    # nothing tells the tables' rows apart: said of the stack, the tables by their place
+    b2 = b.copy()
+    b2["agent"] = a["agent"].to_numpy()
+    b2["task"], b2["seed"] = a["task"].to_numpy(), a["seed"].to_numpy()
+    alike = rlstats.concat([a, b2], join="outer", ignore_index=True)
+    assert ("'score' left missing (NaN) by rlstats.concat(join='outer') in the 12 rows of table 2 of 2, which has no "
+            "such column") in alike.attrs["rlstats_notes"]
+
+
+def test_concat_join_inner_says_which_columns_it_dropped():
+    a, b = _two_tables()
+    both = rlstats.concat([a, b], ignore_index=True, join="inner")
+    assert list(both.columns) == ["agent", "task", "seed"] and len(both) == 24
+    assert both.attrs["rlstats_notes"] == (
+        "rlstats.concat(join='inner') kept the columns every table has, dropping 'score' (from table 1 of 2) and "
+        "'ret' (from table 2)",)
