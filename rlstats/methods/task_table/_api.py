@@ -207,8 +207,11 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     -------
     TaskTableResult
         ``to_latex()`` gives the booktabs table (best in bold, a dagger on the other possibly best agents, the
-        rule in the caption); ``to_markdown()``, HTML in notebooks, ``tidy()`` one row per task and agent with
-        ``possibly_best``. Each output rests on the replication the back end declares (``Need`` in its
+        rule in the caption; a double dagger beside it where the agent's interval of the difference of means against
+        the best lies wholly on the best's side, the caption saying why the mark and the interval differ);
+        ``to_markdown()``, HTML in notebooks, ``tidy()`` one row per task and agent with ``possibly_best`` and
+        ``p_exclusion``, the p-value for dropping the agent from the set (the smallest adjusted p-value of any agent
+        against it, so it can be below the ``p_value`` of the best against it). Each output rests on the replication the back end declares (``Need`` in its
         ``_backend.py``): a cell with fewer than 2 runs gets no mark and no ± sd, a comparison with the best needs
         2 runs on both sides, and the aggregate row's bootstrap an agent with 2 runs in some task; below it the
         output is withheld (``withheld``: NaN values, missing ``possibly_best`` in ``tidy()``), the notes and the
