@@ -37,7 +37,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .format import count, join_and
+from .format import count, join_and, plural, verb
 
 #: Key of ``DataFrame.attrs`` with the sentences about how the frame was made (what results print).
 NOTES_ATTR = "rlstats_notes"
@@ -933,10 +933,9 @@ def _gap_notes(frames, together, groups, missing):
         what = f"{named} left missing (NaN) by rlstats.concat(join='outer')"
         tables = (f"table {places[0] + 1}" if len(places) == 1
                   else f"tables {join_and([str(i + 1) for i in places])}") + f" of {len(frames)}"
-        out[g] = (Note(f"{what}: the table of these rows has no such {'column' if n == 1 else 'columns'}"),
+        out[g] = (Note(f"{what}: the table of these rows has no such {plural('column', n)}"),
                   Note(f"{what} in the {count(len(groups[g]), 'row')} of {tables}, which "
-                       f"{'has' if len(places) == 1 else 'have'} no such {'column' if n == 1 else 'columns'}",
-                       scope="frame"))
+                       f"{verb(len(places), 'has')} no such {plural('column', n)}", scope="frame"))
     return out
 
 

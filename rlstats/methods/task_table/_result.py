@@ -349,7 +349,7 @@ class TaskTableResult(Result):
         parts = []
         for t, a in np.argwhere(runs > 0):
             n, m = int(runs[t, a]), int(self.counts[t, a])
-            who = (f"{self.agents[a]}'s {'run' if n == 1 else 'runs'}" if n == m else
+            who = (f"{self.agents[a]}'s {fmt.plural('run', n)}" if n == m else
                    f"{n} of {self.agents[a]}'s {m} runs")
             ends = (fmt.format_step(last[t, a]) if first[t, a] == last[t, a] else
                     f"{fmt.format_step(first[t, a])} to {fmt.format_step(last[t, a])}")
