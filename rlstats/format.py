@@ -408,6 +408,7 @@ def table_markdown(frame: pd.DataFrame, digits: int = DIGITS, markdown_cells: bo
 _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
                   "<": r"$<$", ">": r"$>$", "|": r"\textbar{}", "\u00b1": r"$\pm$", "\u2020": r"$^\dagger$",
+                  "\u2021": r"$^\ddagger$",
                   "\u00d7": r"$\times$", "\u00b2": r"$^2$", "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$",
                   "<=": r"$\leq$", ">=": r"$\geq$"}
 # pdflatex sets " and ' as closing quotes wherever they stand: quotes opening a quotation (at the start, after a space,
@@ -485,7 +486,7 @@ def latex_escape(text: object) -> str:
 
 
 # Columns holding p-values: in every format they read "< 1e-16", never "0", with 3 significant digits.
-_PVALUE_COLUMN = re.compile(r"^p_(value|adjusted|beyond)(_\w+)?$|^pvalue")
+_PVALUE_COLUMN = re.compile(r"^p_(value|adjusted|beyond|exclusion)(_\w+)?$|^pvalue")
 
 #: Widths in TeX points that a LaTeX table is laid out for: one column of a two-column paper (the
 #: ``\columnwidth`` of ``\documentclass[twocolumn]{article}``; ICML's is 234.8, IEEEtran's 252) and the
@@ -507,7 +508,7 @@ _LINE, _NOTE_LINE, _NOTE_SCALE, _FLOAT_SKIPS = 12.0, 9.5, 0.8, 40.0
 # else counts 5 pt, a space after a full stop, colon, ! or ? 1.1 pt more (TeX's end-of-sentence space), and
 # bold text 13% more. Only used to guess a table's width before LaTeX lays it out.
 _CMR10 = {2.78: "il!',.:;[]`|", 3.06: "fj", 3.33: "- ", 3.6: "_I", 3.9: "t()rs", 4.45: "cez?", 5.55: "bdhnpuSJ",
-          6.5: "ZLFEP", 7.4: "BwCTRAHNUVXYDKOQ&+<=>@G\u00b1", 8.35: "m#%", 9.7: "MW", 4.2: "\u2020"}
+          6.5: "ZLFEP", 7.4: "BwCTRAHNUVXYDKOQ&+<=>@G\u00b1", 8.35: "m#%", 9.7: "MW", 4.2: "\u2020\u2021"}
 _CHAR_WIDTH = {ch: width for width, chars in _CMR10.items() for ch in chars}
 _SENTENCE_SPACE = re.compile(r"[.:!?] ")
 

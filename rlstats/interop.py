@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 
 from .errors import DesignError, OptionError
+from .format import join_and
 from .grammar import count
-from .options import keywords_checked
+from .options import check_choice, keywords_checked
 from .provenance import Note, add_note, concat_frames
 
 __all__ = ["as_pandas", "concat", "from_rliable"]
@@ -128,7 +129,11 @@ def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:
         The frames to stack (``axis=0``): pandas or polars DataFrames or pyarrow Tables, the last two converted
         as every rlstats function converts them (:func:`as_pandas`, with a note counting their rows).
     **kwargs
-        Passed to ``pandas.concat`` (``ignore_index=``, ``keys=``, ...).
+        Passed to ``pandas.concat`` (``ignore_index=``, ``keys=``, ...). ``join=`` is needed where the tables'
+        columns differ: ``"outer"`` keeps every column, its values missing (NaN) in the rows of tables without it,
+        which a note says of those rows; ``"inner"`` keeps the columns every table has, and a note names those
+        dropped. Without it such tables are refused, as R's ``rbind()`` refuses them: pandas' default fills the gaps
+        unsaid, and an analysis then refuses (or drops) the missing values without saying where they came from.
 
     Returns
     -------
@@ -138,8 +143,8 @@ def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:
     Raises
     ------
     OptionError
-        When ``frames`` is not a list of tables (empty, one table, a dict), an item is not a table, or ``axis`` is
-        not 0 (notes describe rows).
+        When ``frames`` is not a list of tables (empty, one table, a dict), an item is not a table, ``axis`` is
+        not 0 (notes describe rows), or the tables' columns differ and ``join=`` is not given.
 
     See Also
     --------
@@ -177,7 +182,31 @@ def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:
         converted.append(frame)
     if not converted:  # pandas' own "No objects to concatenate" names neither the function nor the fix
         raise OptionError("rlstats.concat was given no tables: pass a list of one or more frames")
-    return concat_frames(converted, **kwargs)
+    join = kwargs.get("join")
+    if join is not None:
+        check_choice("join", join, ("outer", "inner"))
+    # audit s38: pandas fills the columns a table lacks with NaN unsaid, and an analysis then refused the missing
+    # scores without saying why: refused, as R's rbind() and data.table's rbindlist(fill=FALSE) do, unless join= says
+    union = list(dict.fromkeys(c for frame in converted for c in frame.columns))
+    lacking = [[c for c in union if c not in set(frame.columns)] for frame in converted]
+    if any(lacking) and join is None:
+        short = [(i, columns) for i, columns in enumerate(lacking) if columns]
+        which = ", ".join(f"table {i + 1} of {len(converted)} {'no' if k else 'has no'} "
+                          f"{join_and([repr(c) for c in columns], limit=5)}" for k, (i, columns) in enumerate(short))
+        raise OptionError(f"rlstats.concat: the tables' columns differ ({which}), so pandas.concat would leave those "
+                          "values missing (NaN), which an analysis then refuses or drops: rename the columns to match, "
+                          "or pass join='outer' to keep every column (a note says where values are missing) or "
+                          "join='inner' to keep only the columns every table has (a note names those dropped)")
+    out = concat_frames(converted, missing=lacking if join == "outer" else None, **kwargs)
+    if join == "inner" and any(lacking):
+        dropped = []
+        for k, column in enumerate(c for c in union if any(c in m for m in lacking)):
+            having = [i + 1 for i, frame in enumerate(converted) if column in frame.columns]
+            tables = f"table {having[0]}" if len(having) == 1 else f"tables {join_and(having)}"
+            dropped.append(f"{column!r} (from {tables}{'' if k else f' of {len(converted)}'})")
+        add_note(out, Note("rlstats.concat(join='inner') kept the columns every table has, dropping "
+                           + join_and(dropped)))
+    return out
 
 
 def _from_polars(data: Any) -> pd.DataFrame:

@@ -37,7 +37,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .format import count, join_and
+from .format import count, join_and, plural, verb
 
 #: Key of ``DataFrame.attrs`` with the sentences about how the frame was made (what results print).
 NOTES_ATTR = "rlstats_notes"
@@ -857,7 +857,8 @@ def add_note(frame: pd.DataFrame, note: str | Note, source: pd.DataFrame | None 
     return set_notes(frame, inherited + (note if isinstance(note, Note) else Note(str(note)),), columns=columns)
 
 
-def concat_frames(frames: list[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
+def concat_frames(frames: list[pd.DataFrame], missing: Sequence[Sequence[str]] | None = None,
+                  **kwargs: Any) -> pd.DataFrame:
     """``pandas.concat`` of the rows of pandas ``frames``, keeping each frame's notes for its own rows: the stacking
     behind :func:`rlstats.concat` (:func:`rlstats.interop.concat`, which converts other tables and checks the items).
 
@@ -870,11 +871,18 @@ def concat_frames(frames: list[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
     apart, each run named by task and seed) is said of its frame's rows by a column telling them apart ("(rows with
     agent 'PPO')"), and re-worded for the rows present like any row note (:func:`_of_rows`); without such a column it
     is not shown, and the line says so.
+
+    ``missing``: the columns each frame lacks, which the stack leaves missing (NaN) in its rows (``join="outer"``):
+    said of each frame's rows as its own notes are, or, where no column tells them apart, of the stack by the frames'
+    places (audit s38: the gaps were left unsaid, and an analysis refused the missing scores without saying why).
     """
     out = pd.concat(frames, **kwargs)
     together = _parts_of_frames(frames)
     groups = [parts[0] if len(parts) == 1 else pd.concat(parts) for parts in together]
     said_by = [carried(rows, source=parts[0]) for rows, parts in zip(groups, together)]
+    gaps = _gap_notes(frames, together, groups, missing) if missing is not None and any(missing) else {}
+    for g, (note, _) in gaps.items():
+        said_by[g] = (*said_by[g], note)
     # an operation note every frame says is true of every row; any other is said of its own frame's rows
     shared = set.intersection(*({n.text for n in notes if n.scope == "operation" and n.word != LEFT_OUT}
                                 for notes in said_by))
@@ -885,13 +893,19 @@ def concat_frames(frames: list[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
             if note.word == LEFT_OUT:
                 n_left, left = n_left + int(note.data or 0), True
                 continue
-            if len(groups) > 1 and _said_of_others(note, g, groups, shared):
+            gap = gaps.get(g, (None, None))
+            if note is gap[0] and len(groups) == 1:
+                note = gap[1]  # one frame's parts: said of the stack, by the frames' places
+            elif len(groups) > 1 and _said_of_others(note, g, groups, shared):
                 if g not in apart:
                     apart[g] = _telling_apart(g, groups)
-                note = _of_frame(note, apart[g], groups[g])
-                if note is None:  # nothing tells this frame's rows apart: not shown, and the line says so
+                said = _of_frame(note, apart[g], groups[g])
+                if said is None and note is gap[0]:  # a gap is never left unsaid: said by the frames' places
+                    said = gap[1]
+                if said is None:  # nothing tells this frame's rows apart: not shown, and the line says so
                     left = True
                     continue
+                note = said
             said = (note.text, note.scope, repr(note.items))
             if said not in seen:
                 seen[said] = len(notes)
@@ -903,6 +917,26 @@ def concat_frames(frames: list[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
     columns = dict.fromkeys(c for frame in frames if (p := provenance_of(frame)) is not None for c in p.columns)
     out.attrs = {}
     return set_notes(out, notes, columns=tuple(columns)) if notes else out
+
+
+def _gap_notes(frames, together, groups, missing):
+    """{group: (the note of the columns its frames lack, said of its rows; the same said of the stack by the frames'
+    places)} for :func:`concat_frames`' ``missing``."""
+    place = {id(frame): i for i, frame in enumerate(frames)}
+    out = {}
+    for g, parts in enumerate(together):
+        places = sorted({place[id(part)] for part in parts})
+        columns = list(dict.fromkeys(c for i in places for c in missing[i]))
+        if not columns:
+            continue
+        named, n = join_and([repr(c) for c in columns]), len(columns)
+        what = f"{named} left missing (NaN) by rlstats.concat(join='outer')"
+        tables = (f"table {places[0] + 1}" if len(places) == 1
+                  else f"tables {join_and([str(i + 1) for i in places])}") + f" of {len(frames)}"
+        out[g] = (Note(f"{what}: the table of these rows has no such {plural('column', n)}"),
+                  Note(f"{what} in the {count(len(groups[g]), 'row')} of {tables}, which "
+                       f"{verb(len(places), 'has')} no such {plural('column', n)}", scope="frame"))
+    return out
 
 
 def _parts_of_frames(frames):

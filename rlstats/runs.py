@@ -893,6 +893,28 @@ def _median_of_counts(values, counts):
     return float((low + high) / 2)
 
 
+def _early_runs(facts):
+    """(the runs that end early, as (index into ``facts``, their task's latest end); whether one of them missed no more
+    than one evaluation its siblings have; each task's latest end, by task code): the rule of :func:`_ends`."""
+    last = np.array([f[3] for f in facts], dtype=float)
+    run_task = np.array([f[0] for f in facts])
+    early, tops, missed = [], {}, False
+    for t in np.unique(run_task):
+        mine = np.flatnonzero(run_task == t)
+        interval = _median_of_counts([g for i in mine for g in facts[i][4]], [c for i in mine for c in facts[i][5]])
+        top = last[mine].max()
+        tops[t] = top
+        # runs logged on one lattice (same first step, one interval: evaluations every 5k) that stop a step short
+        # missed an evaluation their siblings have (audit s29: DQN's last at 20k beside A2C's and PPO's at 25k went
+        # unsaid); other runs (episode ends) may stop up to an interval apart by chance
+        lattice = all(len(facts[i][4]) == 1 and facts[i][4] == facts[mine[0]][4] and facts[i][2] == facts[mine[0]][2]
+                      for i in mine)
+        short = [i for i in mine if last[i] < top - (0 if lattice else interval)]
+        missed |= lattice and any(last[i] >= top - interval for i in short)
+        early += [(i, top) for i in short]
+    return early, missed, tops
+
+
 def _ends(tasks, facts, within=False, horizon=False):
     """The sentence saying where the runs end, and whether some end well before the others of their task.
 
@@ -908,21 +930,8 @@ def _ends(tasks, facts, within=False, horizon=False):
         if within:
             return f"every run's last logged step in that range is {format_step(last[0])}"
         return f"every run ends at step {format_step(last[0])}"
-    run_task = np.array([f[0] for f in facts])
-    early, ends, missed = [], [], False
-    for t in np.unique(run_task):
-        mine = np.flatnonzero(run_task == t)
-        interval = _median_of_counts([g for i in mine for g in facts[i][4]], [c for i in mine for c in facts[i][5]])
-        top = last[mine].max()
-        ends.append(f"{format_step(top)} on {tasks[t]}")
-        # runs logged on one lattice (same first step, one interval: evaluations every 5k) that stop a step short
-        # missed an evaluation their siblings have (audit s29: DQN's last at 20k beside A2C's and PPO's at 25k went
-        # unsaid); other runs (episode ends) may stop up to an interval apart by chance
-        lattice = all(len(facts[i][4]) == 1 and facts[i][4] == facts[mine[0]][4] and facts[i][2] == facts[mine[0]][2]
-                      for i in mine)
-        short = [i for i in mine if last[i] < top - (0 if lattice else interval)]
-        missed |= lattice and any(last[i] >= top - interval for i in short)
-        early += [(i, top) for i in short]
+    early, missed, tops = _early_runs(facts)
+    ends = [f"{format_step(top)} on {tasks[t]}" for t, top in tops.items()]
     text = (f"{'in that range, ' if within else ''}runs end between steps {format_step(last.min())} and "
             f"{format_step(last.max())}")
     if not early:
@@ -1354,6 +1363,50 @@ def censored_cells(design: Design) -> NDArray[np.int64] | None:
     counts = np.zeros((design.n_tasks, design.n_agents), dtype=np.int64)
     np.add.at(counts, (design.task, design.agent), found.astype(np.int64))
     return counts
+
+
+def early_ends(design: Design) -> dict[str, np.ndarray] | None:
+    """Where the response is a :func:`rlstats.summarize_runs` summary of each run's last steps (``"final"``,
+    ``"last_k_mean"``, ``"max"``), the runs that end early, as that summary's note says them (:func:`_ends`: more than
+    one logging interval, or one evaluation of a shared lattice, before their task's last run), so that their values
+    come from earlier in training: ``{"runs": (n_tasks, n_agents) count of such runs, "first", "last": the earliest
+    and latest end among them (NaN where none), "top": (n_tasks,) the latest end of the task's runs}``, of the runs
+    ``design`` analyses; None where there are none or the notes are lost (new-user trial s38: the table's caption
+    compared DQN's value at 20k with A2C's and PPO's at 30k unsaid, the notes alone saying so)."""
+    if design.note_rows is None or design.note_keys is None or not design.formula.is_simple_response:
+        return None
+    rows = design.note_keys.iloc[design.note_rows[design.row_position]]
+    for note in design.inherited_notes:
+        summary = summary_of(note)
+        keys = list(note.keys)
+        if (summary is None or summary[0]["column"] != design.formula.response
+                or summary[0]["how"] not in ("final", "last_k_mean", "max") or not keys
+                or any(k not in rows.columns for k in keys)):
+            continue
+        facts = {key: fact for key, fact in note.items if isinstance(fact, tuple) and len(fact) > 5}
+        present = list(dict.fromkeys(k for k in key_values(rows[keys], keys) if k in facts))
+        if not present:
+            continue
+        early, _, tops = _early_runs([facts[k] for k in present])
+        if not early:
+            return None
+        ended = {present[i]: facts[present[i]][3] for i, _ in early}
+        top_of = {facts[k][0]: tops[facts[k][0]] for k in present}
+        n, k = design.n_tasks, design.n_agents
+        out = {"runs": np.zeros((n, k), dtype=np.int64), "first": np.full((n, k), np.nan),
+               "last": np.full((n, k), np.nan), "top": np.full(n, np.nan)}
+        seen = set()
+        for key, t, a in zip(key_values(rows[keys], keys), design.task, design.agent):
+            if key in facts:
+                out["top"][t] = top_of[facts[key][0]]
+            if key not in ended or key in seen:
+                continue
+            seen.add(key)
+            out["runs"][t, a] += 1
+            out["first"][t, a] = np.fmin(out["first"][t, a], ended[key])
+            out["last"][t, a] = np.fmax(out["last"][t, a], ended[key])
+        return out if out["runs"].any() else None
+    return None
 
 
 def censored_note(design: Design) -> list[str]:

@@ -30,7 +30,7 @@ def test_task_table_names_a_seed_only_when_something_random_ran(benchmark_csv, c
     assert plain.seed is None and "random seed" not in plain.report()
     # the same numbers whatever the seed: nothing random in the default path
     a, b = (rlstats.task_table(df, "score ~ agent | task/seed", rng=s) for s in (1, 2))
-    assert np.array_equal(a.p_adjusted, b.p_adjusted, equal_nan=True) and a.seed is None
+    assert np.array_equal(a.p_exclusion, b.p_exclusion, equal_nan=True) and a.seed is None
     # the aggregate row is a bootstrap: its seed is recorded and repeats it
     boot = rlstats.task_table(df, "score ~ agent | task/seed", aggregate="bootstrap", n_resamples=200, rng=5)
     assert boot.seed == 5

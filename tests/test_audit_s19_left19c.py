@@ -61,23 +61,25 @@ def _best_noisy():
     return pd.DataFrame([("a", k, v) for k, vs in scores.items() for v in vs], columns=["task", "agent", "score"])
 
 
-def test_task_table_summary_says_why_p_adjusted_can_be_below_p_value():
+def test_task_table_summary_says_why_p_exclusion_can_be_below_p_value():
     """On /work/shared/data's MuJoCo batches, halfcheetah PPO printed p_value 0.000127 (best SAC vs PPO) and
     p_adjusted 1.84e-05: the smallest Holm-adjusted p of any agent against PPO, here TRPO's. A reader took the
     adjustment to have lowered a p-value. The numbers below are scipy's Welch tests with statsmodels' Holm over the 6
-    ordered pairs (low: p 0.00061 against the best, Holm 2.2188e-15 from mid); the summary now keys the columns."""
+    ordered pairs (low: p 0.00061 against the best, Holm 2.2188e-15 from mid); the summary now keys the columns. The
+    column is p_exclusion since session 38 (fixb38: its name read as R's p.adjust() of the p_value)."""
     res = rlstats.task_table(_best_noisy(), "score ~ agent | task", rng=0)
     low = res.tidy().set_index("agent").loc["low"]
     assert low["p_value"] == pytest.approx(0.00061004, rel=1e-4)
-    assert low["p_adjusted"] == pytest.approx(2.2188039e-15, rel=1e-4)
-    key = "p_adjusted: the smallest Holm-adjusted p-value of any agent"
+    assert low["p_exclusion"] == pytest.approx(2.2188039e-15, rel=1e-4)
+    key = "p_exclusion: the p-value for dropping the agent from the possibly-best set, the smallest Holm-adjusted"
     text = str(res.summary())
     assert key in text and text.index(key) > text.index("comparisons with the best")
     assert "so it can be below p_value" in text
     assert key in res.summary().to_markdown() and key in res.summary()._repr_html_()
     # LaTeX heads the columns by their labels, and its caption keys them so
     latex = " ".join(res.summary().to_latex().split())
-    assert "adj. p-value: the smallest Holm-adjusted p-value of any agent" in latex
+    assert "exclusion p-value: the p-value for dropping the agent from the possibly-best set, the smallest " \
+        "Holm-adjusted p-value of any agent" in latex
     assert "so it can be below p-value" in latex
 
 

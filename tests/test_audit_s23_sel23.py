@@ -112,12 +112,12 @@ def test_task_table_welch_holm_match_an_independent_computation(atari):
         adjusted[key] = running
     for agent in runs:
         smallest = min(adjusted[(j, agent)] for j in runs if j != agent)
-        assert tidy.loc[agent, "p_adjusted"] == pytest.approx(smallest, rel=1e-9)
+        assert tidy.loc[agent, "p_exclusion"] == pytest.approx(smallest, rel=1e-9)
         assert bool(tidy.loc[agent, "possibly_best"]) == (smallest > 0.05)
         if agent != "SPR":
             assert tidy.loc[agent, "p_value"] == pytest.approx(p[("SPR", agent)], rel=1e-9)
     assert tidy.loc["IRIS", "p_value"] == pytest.approx(0.0025962, abs=1e-7)
-    assert tidy.loc["IRIS", "p_adjusted"] == pytest.approx(0.0113315, abs=1e-7)
+    assert tidy.loc["IRIS", "p_exclusion"] == pytest.approx(0.0113315, abs=1e-7)
     assert not tidy.loc["IRIS", "possibly_best"]
 
 
@@ -190,7 +190,7 @@ def test_task_table_median_says_the_set_is_for_the_best_mean(atari):
     table = rlstats.task_table(freeway[(freeway.seed >= 60) & (freeway.seed < 90)], FORMULA, statistic="median")
     tidy = table.tidy().set_index("agent")
     assert not tidy.loc["SPR", "possibly_best"]
-    assert tidy.loc["SPR", "p_adjusted"] == pytest.approx(0.0017548, abs=1e-6)
+    assert tidy.loc["SPR", "p_exclusion"] == pytest.approx(0.0017548, abs=1e-6)
     assert tidy.loc["CURL", "best"] and tidy.loc["CURL", "possibly_best"]
     key = "95% confidence set for the agent with the best mean of the task (the Welch t test compares means, not the " \
           "medians shown)"

@@ -135,7 +135,7 @@ def test_difference_interval_is_at_the_joint_level_of_the_note(atari):
     for a in ("CURL", "DER"):
         row = tidy.loc[("Boxing", a)]
         assert row["possibly_best"] and row["diff_low"] > 0
-        assert row["p_adjusted"] == pytest.approx(6 * min(row["p_value"], tidy.loc[("Boxing", "CURL"), "p_value"],
+        assert row["p_exclusion"] == pytest.approx(6 * min(row["p_value"], tidy.loc[("Boxing", "CURL"), "p_value"],
                                                           tidy.loc[("Boxing", "DER"), "p_value"]), rel=1e-12)
     # audit s35 claims35: which side, and that the runs cannot tell the cells apart from the best, said plainly
     assert [n for n in table.notes if "wholly on the best's side" in n] == [

@@ -175,7 +175,7 @@ def test_unequal_runs_advice_answers_the_two_sided_question(through):
     """The refused test compares every pair two-sided (step-down over the 3 pairs); the advice was the task table of
     all three, one-sided tests of the 6 ordered pairs giving a confidence set for the best agent. Now each pair on
     its own runs at alpha / 3: with two agents the table's Holm over the two one-sided tests is the equal-tailed
-    two-sided test, whose p-value (the other agent's p_adjusted) is twice the smaller one-sided p, here checked
+    two-sided test, whose p-value (the other agent's p_exclusion) is twice the smaller one-sided p, here checked
     against the 126 splits of A's 5 and B's 4 runs enumerated."""
     data = _unequal_untasked()
     with pytest.raises(rlstats.DesignError) as info:
@@ -194,7 +194,7 @@ def test_unequal_runs_advice_answers_the_two_sided_question(through):
     x, y = (data.score[data.agent == a].to_numpy() for a in "AB")
     by_hand = min(1.0, 2 * min(_one_sided_by_enumeration(x, y), _one_sided_by_enumeration(y, x)))
     worse = int(np.argmin(res.estimates[0]))
-    assert res.p_adjusted[0, worse] == pytest.approx(by_hand, rel=1e-12)
+    assert res.p_exclusion[0, worse] == pytest.approx(by_hand, rel=1e-12)
     assert by_hand == pytest.approx(2 * 1 / 126)  # B's 4 runs above A's 5: the most extreme split
 
 

@@ -78,7 +78,8 @@ CASES = [
     ("time to threshold stacked with a final summary", lambda: rlstats.concat([
         _times(read_back=False).query("task == 'task_01'"), rlstats.summarize_runs(
             rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=6, rng=0).query("task == 'task_02'"),
-            "score ~ agent | task/seed", step="step", how="final")]), "score ~ agent | task/seed", {}, OptionError,
+            "score ~ agent | task/seed", step="step", how="final")], join="outer"), "score ~ agent | task/seed", {},
+     OptionError,
      "but the notes of summarize_runs' 'final' summary name 'score' too"),
     ("time to threshold without its runs' seed", lambda: _times(read_back=False).drop(columns="seed"),
      "score ~ agent | task", {}, OptionError, "(the runs' column 'seed' is not in these data)"),
@@ -2273,6 +2274,13 @@ def test_notes_follow_the_rows(what, make, notes, absent):
     (lambda: TINY, {}, "rlstats.concat takes a list of tables, got one DataFrame: pass [frame] for one table"),
     (lambda: {"a": TINY}, {}, "got a dict: pass [frame] for one table, or list(tables.values()) for a dict of them"),
     (lambda: None, {}, "rlstats.concat takes a list of tables, got None"),
+    # audit s38: the columns a table lacks were left NaN unsaid (pandas' outer join)
+    (lambda: [TINY, TINY.rename(columns={"score": "ret"})], {},
+     "the tables' columns differ (table 1 of 2 has no 'ret', table 2 of 2 no 'score'), so pandas.concat would leave "
+     "those values missing (NaN), which an analysis then refuses or drops: rename the columns to match, or pass "
+     "join='outer'"),
+    (lambda: [TINY, TINY.drop(columns="seed"), TINY], {}, "(table 2 of 3 has no 'seed')"),
+    (lambda: [TINY, TINY], {"join": "left"}, "join='left' is not one of the allowed values: 'outer', 'inner'"),
 ])
 def test_concat(frames, options, phrase):
     given = frames()

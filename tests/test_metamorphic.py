@@ -532,8 +532,8 @@ def _compare_frame(a, b, where, relation, transform, problems):
 
 
 #: tidy and glance columns that never change with the score's units (where a case has them)
-INVARIANT = ("p_value", "p_adjusted", "df", "den_df", "rank", "rank_best", "rank_worst", "mean_rank", "decision",
-             "significant", "n_obs")
+INVARIANT = ("p_value", "p_adjusted", "p_exclusion", "df", "den_df", "rank", "rank_best", "rank_worst", "mean_rank",
+             "decision", "significant", "n_obs")
 
 
 def _scaled_columns(case, base, transformed, transform, problems):

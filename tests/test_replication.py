@@ -151,7 +151,7 @@ def test_one_run_per_cell_tidy_leaves_the_withheld_values_missing(one_run):
     # the environment only one agent ran is kept out (a note says so); every other run is a cell
     assert len(present) == len(df) - 1 == 41 and res.notes[0].startswith("1 task (1 run) kept out of the analysis")
     assert present["possibly_best"].isna().all() and present["significant"].isna().all()
-    for column in ("std_dev", "p_value", "p_adjusted", "welch_t", "welch_df", "diff_low", "diff_high", "a12_low",
+    for column in ("std_dev", "p_value", "p_exclusion", "welch_t", "welch_df", "diff_low", "diff_high", "a12_low",
                    "a12_high", "hedges_g", "hedges_g_low", "hedges_g_high"):
         assert present[column].isna().all(), column
     assert not res.possibly_best.any() and res.withheld["possibly_best"][res.counts > 0].all()
@@ -248,7 +248,7 @@ def test_a_withheld_cell_changes_no_other_mark():
     part = alone.tidy().set_index(["task", "agent"])
     part = part[part["n_runs"] > 0]
     mine = full.loc[part.index]
-    np.testing.assert_array_equal(mine["p_adjusted"], part["p_adjusted"])
+    np.testing.assert_array_equal(mine["p_exclusion"], part["p_exclusion"])
     # the set of the replicated cells is the same (T0's point best is C, of one run, in the full table and B
     # without it: B is in the set either way, as no agent is significantly better)
     assert (mine["possibly_best"].astype(bool) == part["possibly_best"].astype(bool)).all()

@@ -77,14 +77,14 @@ def test_the_set_rule_on_hand_made_data():
     for a in "ABC":
         i = res.agents.index(a)
         p_adjusted = min(adjusted[(j, a)] for j in "ABC" if j != a)
-        assert res.p_adjusted[0, i] == pytest.approx(p_adjusted, rel=1e-12)
+        assert res.p_exclusion[0, i] == pytest.approx(p_adjusted, rel=1e-12)
         assert res.possibly_best[0, i] == (p_adjusted > 0.05)
         for j in "ABC":
             if j != a:
                 assert res.p_pairwise[0, res.agents.index(j), i] == pytest.approx(raw[(j, a)], rel=1e-12)
     # A (mean 12) is the best; B is beaten by A and C at p = 1/252 each: Holm's 6/252 and 5/252, both <= 0.05.
     assert res.agents[res.best[0]] == "A" and res.p_values[0, 1] == pytest.approx(1 / 252)
-    assert res.p_adjusted[0, 1] == pytest.approx(6 / 252) and res.possibly_best[0].tolist() == [True, False, True]
+    assert res.p_exclusion[0, 1] == pytest.approx(6 / 252) and res.possibly_best[0].tolist() == [True, False, True]
     tidy = res.tidy()
     assert tidy["possibly_best"].tolist() == [True, False, True]
     assert tidy["significant"].tolist() == [False, True, False]
@@ -104,7 +104,7 @@ def test_the_set_with_welch_matches_scipy_and_statsmodels(data, table):
         for a in table.agents:
             i = table.agents.index(a)
             p_adjusted = min(adjusted[(j, a)] for j in table.agents if j != a)
-            assert table.p_adjusted[t, i] == pytest.approx(p_adjusted, rel=1e-10)
+            assert table.p_exclusion[t, i] == pytest.approx(p_adjusted, rel=1e-10)
             assert table.possibly_best[t, i] == (p_adjusted > 0.05)
             if a != best:
                 assert table.p_values[t, i] == pytest.approx(dict(zip(ordered, raw))[(best, a)], rel=1e-10)
@@ -249,7 +249,7 @@ def test_complete_separation_is_significant_with_brunner_munzel():
     # Holm over the 2 ordered pairs 2/70 <= 0.05.
     res = rlstats.task_table(_frame({("t", "A"): [5, 6, 7, 8], ("t", "B"): [1, 2, 3, 4]}), FORMULA,
                              test="brunnermunzel")
-    assert res.p_values[0, 1] == pytest.approx(1 / 70) and res.p_adjusted[0, 1] == pytest.approx(2 / 70)
+    assert res.p_values[0, 1] == pytest.approx(1 / 70) and res.p_exclusion[0, 1] == pytest.approx(2 / 70)
     assert res.possibly_best[0].tolist() == [True, False] and bool(res.tidy()["significant"][1])
     assert not np.isnan(res.a12[0, 1, 1:]).any() and res.a12[0, 1, 2] == 1.0  # the default score interval exists
     assert not any("A12 interval is undefined" in n for n in res.notes)
@@ -262,8 +262,8 @@ def test_the_point_best_stays_in_the_set_when_a_rank_test_overrules_it():
     # A has the best mean through one outlier, but B's runs rank above 7 of A's 8: U = 56 of 64, p = 0.0040.
     data = _frame({("t", "A"): [0.0] * 7 + [1000.0], ("t", "B"): list(np.arange(1.0, 9.0))})
     res = rlstats.task_table(data, FORMULA, test="mannwhitney")
-    assert res.agents[res.best[0]] == "A" and res.p_adjusted[0, 0] == pytest.approx(2 * res.p_pairwise[0, 1, 0])
-    assert res.p_adjusted[0, 0] <= 0.05 and res.possibly_best[0].all()
+    assert res.agents[res.best[0]] == "A" and res.p_exclusion[0, 0] == pytest.approx(2 * res.p_pairwise[0, 1, 0])
+    assert res.p_exclusion[0, 0] <= 0.05 and res.possibly_best[0].all()
     assert ("the Mann-Whitney U test finds another agent significantly better than the best by mean in 1 cell (t/A); "
             "as the point best it stays in the set") in res.notes
 

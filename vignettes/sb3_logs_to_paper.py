@@ -258,7 +258,8 @@ print(table)
 # %% [markdown]
 # The same table for the paper. The first line, a LaTeX comment, names the packages it needs and
 # says whether it fits one column of a two-column paper, and how to make it fit; the caption states
-# the rule behind the bold and the daggers.
+# the rule behind the bold and the daggers, and that DQN's CartPole runs end before the others (their
+# values come from earlier in training), as the notes do.
 
 # %%
 print(latex)

@@ -20,7 +20,7 @@ from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
 from ...resampling import child_generator, seed_sequence
-from ...runs import censored_cells
+from ...runs import censored_cells, early_ends
 from ...statistics import (best_of, block_value_order, bonferroni, holm, near_tie_note, near_tied_blocks, near_ties,
                            relabellings)
 from ...vocabulary import median_is_mean_words
@@ -28,7 +28,7 @@ from .._replication import verdict
 from . import _calibration as calibration
 from . import _kernels as kernels
 from ._backend import cost
-from ._result import TaskTableResult
+from ._result import TaskTableResult, adjust_name as _adjust_name, apart_reasons
 from ..._typing import (Data, EffectIntervals, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, TaskAdjustment,
                         TaskStatistic, TaskTest)
 
@@ -207,8 +207,11 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     -------
     TaskTableResult
         ``to_latex()`` gives the booktabs table (best in bold, a dagger on the other possibly best agents, the
-        rule in the caption); ``to_markdown()``, HTML in notebooks, ``tidy()`` one row per task and agent with
-        ``possibly_best``. Each output rests on the replication the back end declares (``Need`` in its
+        rule in the caption; a double dagger beside it where the agent's interval of the difference of means against
+        the best lies wholly on the best's side, the caption saying why the mark and the interval differ);
+        ``to_markdown()``, HTML in notebooks, ``tidy()`` one row per task and agent with ``possibly_best`` and
+        ``p_exclusion``, the p-value for dropping the agent from the set (the smallest adjusted p-value of any agent
+        against it, so it can be below the ``p_value`` of the best against it). Each output rests on the replication the back end declares (``Need`` in its
         ``_backend.py``): a cell with fewer than 2 runs gets no mark and no ± sd, a comparison with the best needs
         2 runs on both sides, and the aggregate row's bootstrap an agent with 2 runs in some task; below it the
         output is withheld (``withheld``: NaN values, missing ``possibly_best`` in ``tidy()``), the notes and the
@@ -305,9 +308,10 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         tested = np.isfinite(pairwise[t])
         if tested.any():
             adjusted[t][tested] = ADJUST[adjustment](pairwise[t][tested])
-    p_adjusted = np.fmin.reduce(adjusted, axis=1)  # the smallest adjusted p of "j is better than a" over j
-    p_adjusted[unmarked] = np.nan
-    rejected = present & (p_adjusted <= alpha)
+    # the p-value for dropping a from the set: the smallest adjusted p of "j is better than a" over j
+    p_exclusion = np.fmin.reduce(adjusted, axis=1)
+    p_exclusion[unmarked] = np.nan
+    rejected = present & (p_exclusion <= alpha)
     possibly_best = (present & ~rejected | tied_best) & ~unmarked
     p_values = np.full((n, k), np.nan)
     others = present & ~(np.arange(k)[None, :] == best[:, None])
@@ -408,12 +412,12 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         agents=design.agents, tasks=design.tasks, statistic=summary, test=test,
         test_name=_TEST_NAMES[test], adjustment=adjustment, alpha=alpha, confidence_level=level,
         estimates=estimates, std_dev=spreads, counts=design.counts, best=best, tied_best=tied_best,
-        possibly_best=possibly_best, p_values=p_values, p_adjusted=np.where(present, p_adjusted, np.nan),
+        possibly_best=possibly_best, p_values=p_values, p_exclusion=np.where(present, p_exclusion, np.nan),
         p_pairwise=pairwise, a12=a12, hedges_g=hedges, welch=welch, next_ranked=next_ranked, a12_next=a12_next,
         hedges_g_next=hedges_next, welch_next=welch_next, aggregate=aggregate_row,
         withheld={output: np.array(mask) for output, mask in needs.withheld.items()},
         withheld_reasons=dict(needs.sentences), effect_notes=tuple(effect_notes),
-        averaged_within=design.averaged_within, censored=censored_cells(design))
+        averaged_within=design.averaged_within, censored=censored_cells(design), early_ends=early_ends(design))
 
 
 def _next_ranked_effects(design, runs, ranked, oriented, present, sign, level, intervals, needs):
@@ -697,27 +701,8 @@ def _apart_note(design, options, welch, marked, agents, best):
         return None
     t = int(np.nonzero(apart)[0][0])
     k = int(agents[t])
-    level = options.confidence_level
-    fcr = options.effect_intervals in kernels.FCR_INTERVALS
-    side = (1 - level) / (k if fcr else 2)
-    # what the interval's level keeps: with "fcr" a false coverage-statement rate over the k - 1 against the best
-    # (Benjamini and Yekutieli 2005), not joint coverage; with "per_pair" each at the level alone
-    kept = (f"the interval's level only bounds the expected share of the {k - 1} against the best that miss at "
-            f"{fmt.signif(100 * (1 - level))}% (a false coverage-statement rate, not joint coverage; each side at "
-            f"{fmt.signif(side, 2)})" if fcr else
-            f"the interval is unadjusted (each side at {fmt.signif(side, 2)})")
-    why = []
-    if options.test != "welch":
-        why.append(f"the marks rest on the {_TEST_NAMES[options.test]}, the interval on Welch's t")
-    if options.adjustment != "none":
-        first = options.alpha / (k * (k - 1))
-        task, agent = design.words  # the data's columns by their names (audit s33 words33b)
-        why.append(f"the marks adjust for the k (k - 1) = {k * (k - 1)} ordered pairs of {fmt.a_or_an(task)} "
-                   f"({_adjust_name(options.adjustment, task)}: its smallest p-value is tested at alpha / {k * (k - 1)} "
-                   f"= {fmt.signif(first, 2)} with {fmt.count(k, agent)}), {kept}")
-    elif not np.isclose(side, options.alpha):
-        why.append(f"the marks test at alpha = {fmt.signif(options.alpha)}, the interval's sides at "
-                   f"{fmt.signif(side, 2)}")
+    why = apart_reasons(options.test, _TEST_NAMES[options.test], options.adjustment, options.alpha,
+                        options.confidence_level, options.effect_intervals, k, design.words)
     # said plainly (audit s35 claims35: "the interval ... lies above 0 in 1 cell (CartPole-v1/DQN) marked possibly
     # best" read as a contradiction where DQN's 3 runs never reached the threshold): which side the interval is on,
     # that runs never reached a time-to-threshold's threshold, and that the runs cannot tell the cell from the best
@@ -741,12 +726,6 @@ def _cells_phrase(design, mask):
     tasks_of, agents_of = np.nonzero(mask)
     cells = [f"{design.tasks[t]}/{design.agents[a]}" for t, a in zip(tasks_of, agents_of)]
     return f"{count(len(cells), 'cell')} ({listed(cells, 5)})"
-
-
-def _adjust_name(adjustment, task="task"):
-    """The adjustment as the method's name says it, ``task`` the blocks as a note about the rows calls them."""
-    return {"holm": f"Holm-adjusted within {task}", "bonferroni": f"Bonferroni-adjusted within {task}",
-            "none": "unadjusted"}[adjustment]
 
 
 def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_action="raise", one_scale=False):

@@ -85,6 +85,10 @@ VOCABULARY = (
     ("best", None, "best", "whether the agent is the best of the task by the table's statistic (all tied ones)"),
     ("possibly_best", None, "possibly best",
      "whether the agent is in the task's confidence set for the best agent (no other agent significantly better)"),
+    # new-user trial s38: named p_adjusted, it read as R's p.adjust() of the p_value beside it, which it can be below
+    ("p_exclusion", "p_exclusion", "exclusion p-value",
+     "the p-value for dropping the agent from the possibly-best set: the smallest multiplicity-adjusted p-value of "
+     "any other agent against it (possibly best where above alpha); not an adjusted p_value, which it can be below"),
     ("welch_t", None, "Welch t", "Welch's t of the best against the agent (positive when the best is better)"),
     ("welch_df", None, "Welch df", "Welch-Satterthwaite degrees of freedom of welch_t"),
     ("diff_low", None, "diff. lower",

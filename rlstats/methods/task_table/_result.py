@@ -14,9 +14,12 @@ from ..._typing import ColumnNames
 from ...results import Result, Summary, check_layout, resultclass
 from ...statistics import best_of
 from . import plots
-from ._kernels import RANK_TESTS
+from ._kernels import FCR_INTERVALS, RANK_TESTS
 
 DAGGER = "\u2020"
+#: the second mark of a possibly-best cell whose interval of the difference of means against the best lies wholly on
+#: the best's side (new-user trial s38: Krull/SPR, [0.083, 1.49], carried the dagger alone in LaTeX and Markdown)
+DDAGGER = "\u2021"
 #: Significant digits of the cells in every format (print, LaTeX, Markdown, HTML), so that all show the same.
 DIGITS = 3
 #: what the aggregate row aggregates, as the bootstrap's metrics define it: not always the cells above it (a task's
@@ -37,6 +40,11 @@ def _markdown_mark(text):
     return f"{fmt.markdown_escape(text)} {DAGGER}"
 
 
+def _markdown_apart(text):
+    """A possibly-best cell in Markdown whose interval against the best lies wholly on its side: both marks."""
+    return f"{fmt.markdown_escape(text)} {DAGGER}{DDAGGER}"
+
+
 def _tasks_first(frame):
     """The display frame with its tasks as the first column, headed "task", beside an agent that may be named so; its
     other columns are agents, headed by their names in every format (format's ``rlstats_label_columns``: an agent
@@ -46,17 +54,73 @@ def _tasks_first(frame):
     return frame
 
 
-#: the key under summary()'s comparisons (audit s19: halfcheetah PPO's p_adjusted 1.84e-05 below its p_value 0.000127
-#: on the MuJoCo batches read as an adjustment that lowered a p-value)
-def p_values_key(test_name, adjustment, p_value="p_value", p_adjusted="p_adjusted"):
+#: the key under summary()'s comparisons (audit s19: halfcheetah PPO's exclusion p-value 1.84e-05, then called
+#: p_adjusted, below its p_value 0.000127 on the MuJoCo batches read as an adjustment that lowered a p-value; new-user
+#: trial s38: the name itself read as R's p.adjust() of the p_value beside it, so it is named for what it is)
+def p_values_key(test_name, adjustment, p_value="p_value", p_exclusion="p_exclusion"):
     """The key of the two p-value columns, named as the table heads them (tidy names, or LaTeX's labels), of the test
     and adjustment used (audit s19: it said Welch and Holm whatever test= and adjustment= were)."""
     adjusted = ("p-value (unadjusted: adjustment='none')" if adjustment == "none" else
                 f"{adjustment.capitalize()}-adjusted p-value")
     return (f"{p_value}: the one-sided p-value of the {test_name} of the best against the agent, unadjusted; "
-            f"{p_adjusted}: the smallest {adjusted} of any agent against it (over every ordered pair of the task), "
-            f"which decides the mark, so it can be below {p_value} where another agent beats it more clearly than the "
-            "best")
+            f"{p_exclusion}: the p-value for dropping the agent from the possibly-best set, the smallest {adjusted} "
+            f"of any agent against it (over every ordered pair of the task), possibly best where above alpha; not an "
+            f"adjusted {p_value}, so it can be below {p_value} where another agent beats it more clearly than the best")
+
+def adjust_name(adjustment, task="task"):
+    """The adjustment as the method's name says it, ``task`` the blocks as a note about the rows calls them."""
+    return {"holm": f"Holm-adjusted within {task}", "bonferroni": f"Bonferroni-adjusted within {task}",
+            "none": "unadjusted"}[adjustment]
+
+
+def apart_reasons(test, test_name, adjustment, alpha, level, effect_intervals, k, words):
+    """Why a cell can be marked possibly best though its interval of the difference of means against the best lies
+    wholly on the best's side, as clauses: the marks take ``test`` over the k (k - 1) ordered pairs of a task with
+    ``adjustment`` (Holm's first test at alpha / (k (k - 1))), the interval Welch's t at the effect sizes' level, each
+    side at (1 - level) / k with ``"fcr"``. The one home of the note's reasons and the table's caption line (new-user
+    trial s38). ``k``: the task's agents, None where the tasks flagged differ in it (then said with k); ``words``: the
+    data's (task, agent) columns."""
+    task, agent = words
+    fcr = effect_intervals in FCR_INTERVALS
+    pairs = "k (k - 1)" if k is None else f"k (k - 1) = {k * (k - 1)}"
+    if k is None:
+        side = f"(1 - {fmt.signif(level)}) / k" if fcr else fmt.signif((1 - level) / 2, 2)
+        against = "k - 1"
+    else:
+        side = fmt.signif((1 - level) / (k if fcr else 2), 2)
+        against = f"{k - 1}"
+    # what the interval's level keeps: with "fcr" a false coverage-statement rate over the k - 1 against the best
+    # (Benjamini and Yekutieli 2005), not joint coverage; with "per_pair" each at the level alone
+    kept = (f"the interval's level only bounds the expected share of the {against} against the best that miss at "
+            f"{fmt.signif(100 * (1 - level))}% (a false coverage-statement rate, not joint coverage; each side at "
+            f"{side})" if fcr else f"the interval is unadjusted (each side at {side})")
+    why = []
+    if test != "welch":
+        why.append(f"the marks rest on the {test_name}, the interval on Welch's t")
+    if adjustment != "none":
+        first = ("alpha / (k (k - 1))" if k is None else
+                 f"alpha / {k * (k - 1)} = {fmt.signif(alpha / (k * (k - 1)), 2)} with {fmt.count(k, agent)}")
+        why.append(f"the marks adjust for the {pairs} ordered pairs of {fmt.a_or_an(task)} "
+                   f"({adjust_name(adjustment, task)}: its smallest p-value is tested at {first}), {kept}")
+    elif k is None or not np.isclose((1 - level) / (k if fcr else 2), alpha):
+        why.append(f"the marks test at alpha = {fmt.signif(alpha)}, the interval's sides at {side}")
+    return why
+
+
+class _Renamed:
+    """A result field's former name: reading it is an AttributeError naming the new one (the README's rule for renamed
+    names: an error naming the new name, never a silent alias; ``hasattr`` is False)."""
+
+    def __init__(self, old: str, new: str, why: str) -> None:
+        self.old, self.new, self.why = old, new, why
+        self.__doc__ = f"Renamed ``{new}`` ({why})."
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is None:  # the class's own attribute (documentation tools read it): the descriptor
+            return self
+        raise AttributeError(f"{type(instance).__name__}.{self.old} is now {self.new}: {self.why} (tidy()'s column "
+                             f"too)")
+
 
 #: summary()'s section of the paper table itself (its name heads the print and ends the LaTeX caption's title; it
 #: read "table", so a caption said "...within task): table.", audit s36 paper36)
@@ -89,9 +153,11 @@ class TaskTableResult(Result):
         are always in it). False for empty cells.
     p_values : ndarray, shape (n_tasks, n_agents)
         One-sided p-value of "the best is better than the agent" (NaN for the best, empty and untested cells).
-    p_adjusted : ndarray, shape (n_tasks, n_agents)
-        The evidence that the agent is not best: the smallest family-adjusted p-value of "j is better than the
-        agent" over the other agents j; possibly best when above alpha (NaN: nothing could be tested).
+    p_exclusion : ndarray, shape (n_tasks, n_agents)
+        The p-value for dropping the agent from the possibly-best set: the smallest family-adjusted p-value of "j is
+        better than the agent" over the other agents j; possibly best when above alpha (NaN: nothing could be
+        tested). Not an adjustment of ``p_values`` (another agent may beat it more clearly than the best, so it can be
+        below it); called ``p_adjusted`` before session 38, which reads it as such.
     p_pairwise : ndarray, shape (n_tasks, n_agents, n_agents)
         Unadjusted one-sided p-value of "the row agent is better than the column agent" in each task.
     a12, hedges_g : ndarray, shape (n_tasks, n_agents, 3)
@@ -115,7 +181,7 @@ class TaskTableResult(Result):
         Where each output that rests on replication is withheld, by the needs the back end declares
         (:mod:`rlstats.methods._replication`): ``"possibly_best"`` and ``"std_dev"`` per cell, ``"comparisons"`` (the
         test and the effect-size intervals against the best) per cell against its task's best, ``"aggregate"`` per
-        agent. A withheld cell has no mark (``possibly_best`` False, ``p_adjusted`` NaN, and ``possibly_best`` and
+        agent. A withheld cell has no mark (``possibly_best`` False, ``p_exclusion`` NaN, and ``possibly_best`` and
         ``significant`` missing in ``tidy()``), no ± sd, and NaN tests and intervals.
     withheld_reasons : dict of str to str
         For each output withheld somewhere, the sentence that says why and the way on (also among the notes).
@@ -130,6 +196,12 @@ class TaskTableResult(Result):
         Where the response is a time to a threshold (:func:`rlstats.summarize_runs`), the runs of each cell that
         never reached it, counted at their task's horizon: a cell holding any is marked ≥, its statistic a
         lower bound of the runs' times (:func:`rlstats.runs.censored_cells`; audit s34 ttt34). None otherwise.
+    early_ends : dict or None
+        Where the response is a summary of each run's last steps (:func:`rlstats.summarize_runs`) and some runs end
+        before their task's others, so that their values come from earlier in training, which the caption says:
+        ``runs`` (n_tasks, n_agents) how many such runs a cell holds, ``first`` and ``last`` their earliest and latest
+        end, ``top`` (n_tasks,) the latest end of each task's runs (:func:`rlstats.runs.early_ends`; new-user trial
+        s38). None otherwise.
     """
 
     agents: tuple[str, ...]
@@ -147,7 +219,7 @@ class TaskTableResult(Result):
     tied_best: np.ndarray
     possibly_best: np.ndarray
     p_values: np.ndarray
-    p_adjusted: np.ndarray
+    p_exclusion: np.ndarray
     p_pairwise: np.ndarray
     a12: np.ndarray
     hedges_g: np.ndarray
@@ -162,8 +234,13 @@ class TaskTableResult(Result):
     effect_notes: tuple[str, ...] = ()
     averaged_within: str | None = None
     censored: np.ndarray | None = None
+    early_ends: dict[str, np.ndarray] | None = None
 
     _plot_kinds: ClassVar[dict] = {"table": plots.plot_table}
+    # new-user trial s38: "p_adjusted" read as R's p.adjust() of the p_value beside it, which it is not
+    p_adjusted: ClassVar[Any] = _Renamed(
+        "p_adjusted", "p_exclusion", "the p-value for dropping the agent from the possibly-best set, the smallest "
+        "adjusted p-value of any agent against it, not an adjusted p_value")
 
     def _resamples_used(self) -> bool:
         """``n_resamples=`` decided something (audit s30 w2fix30: Welch's t with no aggregate row recorded it): where
@@ -228,6 +305,26 @@ class TaskTableResult(Result):
             return np.zeros(self.counts.shape, dtype=bool)
         return np.asarray(self.censored) > 0
 
+    def _apart(self) -> np.ndarray:
+        """(n_tasks, n_agents): the cells marked possibly best (a dagger, not bold) whose interval of the difference
+        of means against the best lies wholly on the best's side, which carry a second mark (new-user trial s38:
+        Krull/SPR's [0.083, 1.49] carried the dagger alone in LaTeX and Markdown, the note saying why left out)."""
+        return self.possibly_best & ~self._bold() & (self.welch[..., 2] > 0)
+
+    def apart_sentence(self) -> str:
+        """What the second mark means and why a cell can carry both, in one sentence ("" where no cell does): the
+        marks and the interval are at different levels of different families (:func:`apart_reasons`)."""
+        apart = self._apart()
+        if not apart.any():
+            return ""
+        ks = {int(k) for k in (self.counts > 0).sum(axis=1)[apart.any(axis=1)]}
+        why = apart_reasons(self.test, self.test_name, self.adjustment, self.alpha, self.confidence_level,
+                            self.options.get("effect_intervals", "per_pair"), ks.pop() if len(ks) == 1 else None,
+                            (self._block_word, self._arm_word))
+        return (f"{DDAGGER}: marked possibly best though the interval of its difference of means against the best "
+                f"(diff_low, diff_high in tidy()) lies wholly on the best's side: {'; '.join(why)}; the mark is the "
+                "set's answer at alpha, the interval the size of the difference.")
+
     def _censored_key(self) -> str:
         """What ≥ means, one sentence without its full stop ("" where no cell holds a censored run)."""
         bounded = self._bounded()
@@ -238,15 +335,43 @@ class TaskTableResult(Result):
                 f"their {self._block_word}'s horizon ({int(censored.sum())} of {int(self.counts[bounded].sum())} runs "
                 f"there), each counted at the horizon, so the {self.label} is a lower bound of the runs' times")
 
+    def early_sentence(self) -> str:
+        """The runs that end before their task's others, so that the cells compare values from different points of
+        training, in one sentence ("" where none; new-user trial s38: the notes said DQN's values at 20k sat beside
+        A2C's and PPO's at 30k, the LaTeX and Markdown captions did not)."""
+        if self.early_ends is None:
+            return ""
+        runs = np.asarray(self.early_ends["runs"])
+        if not runs.any():
+            return ""
+        first, last, top = (np.asarray(self.early_ends[key], dtype=float) for key in ("first", "last", "top"))
+        task = self._block_word
+        parts = []
+        for t, a in np.argwhere(runs > 0):
+            n, m = int(runs[t, a]), int(self.counts[t, a])
+            who = (f"{self.agents[a]}'s {fmt.plural('run', n)}" if n == m else
+                   f"{n} of {self.agents[a]}'s {m} runs")
+            ends = (fmt.format_step(last[t, a]) if first[t, a] == last[t, a] else
+                    f"{fmt.format_step(first[t, a])} to {fmt.format_step(last[t, a])}")
+            parts.append(f"{who} on {self.tasks[t]} {fmt.verb(n, 'ends')} at {ends}, the {task}'s last run at "
+                         f"{fmt.format_step(top[t])}")
+        cells, one = len(parts), int(runs.sum()) == 1
+        shown = "; ".join(parts[:3]) + (f"; and {fmt.count(cells - 3, 'cell')} more" if cells > 3 else "")
+        # the summary's note in its words: their values come from earlier in training (runs._ends)
+        return (f"Runs of unequal length: {shown}, so {'its value comes' if one else 'their values come'} from "
+                "earlier in training.")
+
     def _runs_phrase(self):
         runs = self.counts[self.counts > 0]
         return f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
 
-    def _cell_texts(self, digits, bold, mark, plain=str):
+    def _cell_texts(self, digits, bold, mark, plain=str, apart=None):
         """(n_tasks, n_agents) strings 'm ± sd' (through ``plain``) with the best bolded and the other possibly best
-        marked, '≥ m ± sd' where the cell holds censored runs (a lower bound: audit s34 ttt34)."""
+        marked, through ``apart`` (default ``mark``) where the interval against the best lies wholly on its side
+        (:meth:`_apart`), '≥ m ± sd' where the cell holds censored runs (a lower bound: audit s34 ttt34)."""
         out = []
         bold_cells = self._bold()
+        apart_cells = self._apart()
         bounded = self._bounded()
         n_tasks, n_agents = len(self.tasks), len(self.agents)
         means, spreads = [[""] * n_agents for _ in range(n_tasks)], [[""] * n_agents for _ in range(n_tasks)]
@@ -291,7 +416,7 @@ class TaskTableResult(Result):
                 if bold_cells[t, a]:
                     text = bold(text)
                 elif self.possibly_best[t, a]:
-                    text = mark(text)
+                    text = (apart if apart is not None and apart_cells[t, a] else mark)(text)
                 row.append(text)
             out.append(row)
         return out
@@ -314,10 +439,13 @@ class TaskTableResult(Result):
         return [bold(text) if best else text for text, best in zip(texts, self._aggregate_best())]
 
     def display(self, digits: int = DIGITS, bold: Callable[[str], str] = lambda s: f"*{s}*",
-                mark: Callable[[str], str] = lambda s: f"{s} {DAGGER}") -> pd.DataFrame:
-        """The table as a DataFrame of strings: tasks as rows, agents as columns (and the aggregate row)."""
+                mark: Callable[[str], str] = lambda s: f"{s} {DAGGER}",
+                apart: Callable[[str], str] = lambda s: f"{s} {DAGGER}{DDAGGER}") -> pd.DataFrame:
+        """The table as a DataFrame of strings: tasks as rows, agents as columns (and the aggregate row). ``mark``
+        draws a possibly-best cell, ``apart`` one whose interval against the best lies wholly on its side."""
         _check_digits(digits)
-        frame = pd.DataFrame(self._cell_texts(digits, bold, mark), index=list(self.tasks), columns=list(self.agents))
+        frame = pd.DataFrame(self._cell_texts(digits, bold, mark, apart=apart), index=list(self.tasks),
+                             columns=list(self.agents))
         if self.aggregate is not None:
             frame.loc[f"aggregate {vocabulary.metric_label(self.aggregate['metric'])}"] = \
                 self._aggregate_texts(digits, bold)
@@ -420,12 +548,16 @@ class TaskTableResult(Result):
             text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} {several} "
                     f"per {agent} and {task}{alone}{self._blank()}. ")
         # lower-is-better says so: a bold lowest mean read as a typesetting slip in a paper (audit s15)
+        if self.early_sentence():
+            text += self.early_sentence() + " "
         text += (f"Bold: the best {self._bold_label} of each {task}" if self._higher() else
                  f"Bold: the lowest {self._bold_label} of each {task} (lower is better)")
         withheld = self._bold_withheld()
         if withheld:
             text += f", but for a best from too few runs to test ({withheld})"
         text += f"; {self.mark_sentence()}" if self._marks_shown() else "."
+        if self.apart_sentence():
+            text += f" {self.apart_sentence()}"
         if self._censored_key():
             text += f" {self._censored_key()}."
         if self.withheld_sentence():
@@ -467,10 +599,11 @@ class TaskTableResult(Result):
         """The table's float under ``caption`` (plain text), its first column headed ``head``, in the rules of
         :meth:`to_latex`."""
         escape = fmt.latex_escape
-        cells = self._cell_texts(digits, lambda s: rf"\textbf{{{s}}}", lambda s: s + r"$^\dagger$", plain=escape)
+        cells = self._cell_texts(digits, lambda s: rf"\textbf{{{s}}}", lambda s: s + r"$^\dagger$", plain=escape,
+                                 apart=lambda s: s + r"$^{\dagger\ddagger}$")
         rows = [escape(task) + " & " + " & ".join(row) for task, row in zip(self.tasks, cells)]
         # the width LaTeX will set it at, from the unescaped texts: a column per agent, headed by its name
-        plain = self._cell_texts(digits, str, lambda s: s + DAGGER)
+        plain = self._cell_texts(digits, str, lambda s: s + DAGGER, apart=lambda s: s + DAGGER + DDAGGER)
         shown = self._bold()
         columns = [[(a, False)] + [(row[j], bool(shown[t, j])) for t, row in enumerate(plain)]
                    for j, a in enumerate(self.agents)]
@@ -493,7 +626,8 @@ class TaskTableResult(Result):
 
     def to_markdown(self, digits: int = DIGITS) -> str:
         _check_digits(digits)
-        frame = self.display(digits, bold=lambda s: f"**{fmt.markdown_escape(s)}**", mark=_markdown_mark)
+        frame = self.display(digits, bold=lambda s: f"**{fmt.markdown_escape(s)}**", mark=_markdown_mark,
+                             apart=_markdown_apart)
         # what was dropped or changed, as printed; names as written (audit s19)
         notes = "".join(f"- {fmt.markdown_escape(n, start=True)}\n" for n in self._table_notes())
         table = fmt.table_markdown(frame.pipe(_tasks_first), digits, markdown_cells=True)
@@ -501,7 +635,8 @@ class TaskTableResult(Result):
 
     def _repr_html_(self):
         frame = self.display(DIGITS, bold=lambda s: f"<b>{html.escape(s)}</b>",
-                             mark=lambda s: f"{html.escape(s)} {DAGGER}")
+                             mark=lambda s: f"{html.escape(s)} {DAGGER}",
+                             apart=lambda s: f"{html.escape(s)} {DAGGER}{DDAGGER}")
         body = "".join("<tr><th>" + html.escape(str(task)) + "</th>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>"
                        for task, row in zip(frame.index, frame.to_numpy()))
         head = "<tr><th>task</th>" + "".join(f"<th>{html.escape(a)}</th>" for a in frame.columns) + "</tr>"
@@ -557,7 +692,8 @@ class TaskTableResult(Result):
             best += f", but for a best from too few runs to test ({withheld})"
         # the key, one line a mark: no parentheses nested in parentheses (audit s25 polish25)
         key = ([f"*bold*: {best}"] + ([self._spread_key()] if self._spread_key() else [])
-               + ([self.mark_sentence().rstrip(".")] if self._marks_shown() else []))
+               + ([self.mark_sentence().rstrip(".")] if self._marks_shown() else [])
+               + ([self.apart_sentence().rstrip(".")] if self.apart_sentence() else []))
         if self._censored_key():
             key.append(self._censored_key())
         if self.aggregate is not None:
@@ -573,7 +709,8 @@ class TaskTableResult(Result):
             return self._latex(f"{caption} {self.caption()}", head="task", **layout).rstrip("\n")
         def markdown():
             return fmt.table_markdown(self.display(DIGITS, bold=lambda s: f"**{fmt.markdown_escape(s)}**",
-                                                   mark=_markdown_mark).pipe(_tasks_first), DIGITS,
+                                                   mark=_markdown_mark, apart=_markdown_apart).pipe(_tasks_first),
+                                      DIGITS,
                                       markdown_cells=True)
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
                        statistic_line=self._statistic_line(), latex={PER_TASK: table}, markdown={PER_TASK: markdown},
@@ -581,7 +718,7 @@ class TaskTableResult(Result):
                              **({PER_TASK: "; ".join(k for k in (self._spread_key(), self._censored_key()) if k)}
                                 if self._spread_key() or self._censored_key() else {})},
                        captions={"comparisons with the best": "Key: " + p_values_key(
-                           self.test_name, self.adjustment, *map(vocabulary.label, ("p_value", "p_adjusted"))) + "."},
+                           self.test_name, self.adjustment, *map(vocabulary.label, ("p_value", "p_exclusion"))) + "."},
                        alpha=self._levels())
 
     def _summary_tables(self):
@@ -593,8 +730,9 @@ class TaskTableResult(Result):
         ``possibly_best`` is the confidence set and ``significant`` its complement among the agents with runs (both
         missing, ``<NA>``, where the mark is withheld for want of runs, see ``withheld``, and where the agent has no
         runs on the task);
-        ``p_value`` is the one-sided p-value of the best against the agent, ``p_adjusted`` the smallest adjusted
-        p-value of another agent against it; ``welch_t``, ``welch_df``, ``diff_low`` and ``diff_high`` are R's
+        ``p_value`` is the one-sided p-value of the best against the agent, ``p_exclusion`` the p-value for dropping
+        the agent from the possibly-best set (the smallest adjusted p-value of another agent against it, possibly best
+        where above alpha; not an adjusted ``p_value``, it can be below it); ``welch_t``, ``welch_df``, ``diff_low`` and ``diff_high`` are R's
         ``t.test(best, agent, conf.level = L)`` (oriented so that positive favours the best), L the level of the
         task's effect-size intervals (``effect_intervals="fcr"``: 1 - 2 (1 - confidence_level) / k in a task of k
         agents; ``"per_pair"``: confidence_level).  ``next_agent`` is the agent ranked
@@ -610,7 +748,7 @@ class TaskTableResult(Result):
             "estimate": self.estimates.ravel(), "std_dev": self.std_dev.ravel(), "n_runs": self.counts.ravel(),
             "best": self.tied_best.ravel(),
             "possibly_best": _missing_where(self.possibly_best, unmarked),
-            "p_value": self.p_values.ravel(), "p_adjusted": self.p_adjusted.ravel(),
+            "p_value": self.p_values.ravel(), "p_exclusion": self.p_exclusion.ravel(),
             "significant": _missing_where(present & ~self.possibly_best, unmarked),
             "welch_t": self.welch[..., 0].ravel(), "welch_df": self.welch[..., 1].ravel(),
             "diff_low": self.welch[..., 2].ravel(), "diff_high": self.welch[..., 3].ravel(),
