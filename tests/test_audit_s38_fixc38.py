@@ -125,3 +125,23 @@ def test_hierarchical_orderings_say_they_rank_by_delta0():
     assert "most probable orderings of the agents (by their centre (delta0) across tasks against one reference, in a " \
            "joint fit):" in text
     assert "pseudo-median" not in text and "pseudo-median" not in hier.report()
+
+
+# ---------------------------------------------------------------------------------------------------------- item 2
+
+def test_one_pair_latex_is_a_row_per_pair_as_several():
+    latex = rlstats.bayes(_pair(), FORMULA, rope=0.05, rng=0, n_samples=500).to_latex()
+    pairs = latex[:latex.index(r"\end{table")]
+    assert "1st agent & 2nd agent & P(better) & P(rope) & P(worse) & pseudo-median" in pairs
+    assert "\nA & B & " in pairs
+    assert "1st agent & A" not in pairs and "2nd agent & B" not in pairs
+
+
+def test_table_latex_keeps_a_one_row_pair_table_a_row():
+    from rlstats import format as fmt
+
+    pair = pd.DataFrame({"agent_1": ["A"], "agent_2": ["B"], **{f"quantity_{i}": [1.2345] for i in range(9)}})
+    assert "1st agent & 2nd agent & quantity" in fmt.table_latex(pair)
+    # a one-row table named by its first column alone is still transposed where that fits
+    term = pd.DataFrame({"term": ["reporter"], **{f"quantity_{i}": [1.2345] for i in range(9)}})
+    assert "term & reporter" in fmt.table_latex(term)
