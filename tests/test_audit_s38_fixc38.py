@@ -145,3 +145,26 @@ def test_table_latex_keeps_a_one_row_pair_table_a_row():
     # a one-row table named by its first column alone is still transposed where that fits
     term = pd.DataFrame({"term": ["reporter"], **{f"quantity_{i}": [1.2345] for i in range(9)}})
     assert "term & reporter" in fmt.table_latex(term)
+
+
+# ---------------------------------------------------------------------------------------------------------- item 3
+
+def _equivalence(aggregate="iqm"):
+    return rlstats.equivalence(_pair(runs=3), FORMULA, margin=0.05, rng=0, n_resamples=100, aggregate=aggregate)
+
+
+@pytest.mark.filterwarnings("ignore::rlstats.RlstatsWarning")
+def test_equivalence_caption_says_what_is_drawn_and_names_the_aggregate():
+    res = _equivalence()
+    ax = res.plot()
+    label = " ".join(ax.get_xlabel().split())
+    beyond = int(res.comparisons.query("scope == 'task'")["conclusion"].str.startswith("shown ").sum())
+    assert beyond >= 1
+    assert f"per task: 6 tests not drawn, {beyond} of them shown beyond the margin (scopes= draws them)" in label
+    assert "per task, not drawn" not in label
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert ticks == ["across tasks", "aggregate (IQM)"]
+    # every task drawn: nothing said of tasks not drawn
+    every = res.plot(scopes=("task", "across tasks", "aggregate"))
+    assert "per task" not in every.get_xlabel() and "aggregate (IQM)" in [t.get_text() for t in every.get_yticklabels()]
+    assert [t.get_text() for t in _equivalence("mean").plot().get_yticklabels()][-1] == "aggregate (mean)"
