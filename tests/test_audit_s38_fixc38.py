@@ -168,3 +168,17 @@ def test_equivalence_caption_says_what_is_drawn_and_names_the_aggregate():
     every = res.plot(scopes=("task", "across tasks", "aggregate"))
     assert "per task" not in every.get_xlabel() and "aggregate (IQM)" in [t.get_text() for t in every.get_yticklabels()]
     assert [t.get_text() for t in _equivalence("mean").plot().get_yticklabels()][-1] == "aggregate (mean)"
+
+
+# ---------------------------------------------------------------------------------------------------------- item 4
+
+def test_curves_without_step_is_an_option_error_naming_it():
+    with pytest.raises(rlstats.OptionError) as caught:
+        rlstats.curves(_pair(), FORMULA)
+    said = str(caught.value)
+    assert "step=" in said and "training steps" in said
+    assert "rlstats.summarize_runs" in said and "rlstats.task_table" in said
+    assert "the data have no such column ('agent', 'task', 'seed', 'score')" in said
+    curves = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=2, steps=3, rng=0)
+    with pytest.raises(rlstats.OptionError, match=r"the data have 'step': step='step'\. For one score per run"):
+        rlstats.curves(curves, FORMULA)
