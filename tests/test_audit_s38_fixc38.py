@@ -182,3 +182,15 @@ def test_curves_without_step_is_an_option_error_naming_it():
     curves = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=2, steps=3, rng=0)
     with pytest.raises(rlstats.OptionError, match=r"the data have 'step': step='step'\. For one score per run"):
         rlstats.curves(curves, FORMULA)
+
+
+# ---------------------------------------------------------------------------------------------------------- item 5
+
+def test_selection_check_names_every_missing_option_at_once():
+    with pytest.raises(rlstats.OptionError) as caught:
+        rlstats.selection_check(_pair(), "score ~ agent | task")
+    said = str(caught.value)
+    assert said.startswith("treatment=, baseline= and reported= are required")
+    assert "'A', 'B'" in said and "boolean column" in said
+    with pytest.raises(rlstats.OptionError, match=r"^baseline= is required"):
+        rlstats.selection_check(_pair(), "score ~ agent | task", treatment="A", reported=["t0", "t1"])
