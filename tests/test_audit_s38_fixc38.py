@@ -194,3 +194,39 @@ def test_selection_check_names_every_missing_option_at_once():
     assert "'A', 'B'" in said and "boolean column" in said
     with pytest.raises(rlstats.OptionError, match=r"^baseline= is required"):
         rlstats.selection_check(_pair(), "score ~ agent | task", treatment="A", reported=["t0", "t1"])
+
+
+# ---------------------------------------------------------------------------------------------------------- item 6
+
+def test_summary_is_a_str_that_keeps_its_tables():
+    res = rlstats.bayes(_pair(), FORMULA, rope=0.05, rng=0, n_samples=500)
+    summary = res.summary()
+    text = str(summary)
+    assert isinstance(summary, str) and type(text) is str
+    assert summary[:40] == text[:40] and len(summary) == len(text) and "Notes:" in summary
+    assert summary.splitlines() == text.splitlines() and summary.count("P(better)") == text.count("P(better)")
+    assert repr(summary) == text  # printed at a prompt as the text, not a quoted string
+    assert summary.title() == text.title() and summary.upper() == text.upper()  # str's methods, none shadowed
+    assert summary.method == res.method
+    assert "Pairs" in summary.tables and summary._repr_html_().startswith("<table>")
+    assert summary.to_latex() == res.to_latex() and summary.to_markdown() == res.to_markdown()
+    # a rendering leaves no summary without its text behind it; copies keep the text and the tables
+    assert res.summary() == text
+    import copy
+    import pickle
+
+    again = copy.deepcopy(summary)
+    assert again == text and type(again) is type(summary) and list(again.tables) == list(summary.tables)
+    unpickled = pickle.loads(pickle.dumps(summary))
+    assert unpickled == text and unpickled.notes == summary.notes and unpickled.tables["Pairs"].equals(
+        summary.tables["Pairs"])
+
+
+def test_every_result_class_returns_the_one_summary_type():
+    from rlstats.results import Summary
+
+    results = [rlstats.bayes(_pair(), FORMULA, rope=0.05, rng=0, n_samples=500), _equivalence(),
+               rlstats.task_table(_pair(runs=3), FORMULA, rng=0, n_resamples=100)]
+    for res in results:
+        summary = res.summary()
+        assert type(summary) is Summary and summary[:10] == str(summary)[:10]
