@@ -3438,7 +3438,7 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("compare-plot an unknown format", _compare("--plot", "{d}/x.docx"), "cannot save a figure as 'x.docx'"),
     ("compare-plot to stdout", _compare("--plot", "-"), "would mix the figure with the text"),
     ("compare-curves without step", ["compare", "{d}/curves.csv", "score ~ agent | task/seed", "--method", "curves"],
-     "method='curves' needs the option step= (e.g. step='step', -o step=step"),
+     "method 'curves' needs -o step=, the column of training steps"),
     ("compare-unknown method", _compare("--method", "nosuch"), "--method nosuch is not one of the available methods"),
     ("compare-96,000-character formula", ["compare", "{d}/runs.csv", F + " " * 96_000],
      "the formula is 96,020 characters long, more than the 5,000 a formula may have"),

@@ -86,19 +86,27 @@ MIN_STUDENTIZED_RUNS = 3
 
 def _no_step(data):
     """The OptionError of a call without step= (audit s38 fixc38: Python's TypeError of a missing keyword-only
-    argument), naming the option, what it is, the data's columns that look like one, and where one score per run goes."""
+    argument), naming the option, what it is, the data's columns that look like one, and where one score per run goes
+    (the command line's ways in its own words: --summarize, --step, --method)."""
     found = [c for c in data.columns if isinstance(c, str) and c.lower() in STEP_NAMES]
+    named = join_and(repr(c) for c in found)
+    what = "the column of training steps at which each run's score was logged (one row per run and step, e.g. "
+    said = f"curves() needs step=, {what}step='step')"
+    said_file = f"method 'curves' needs -o step=, {what}-o step=step)"
     summarise = ("rlstats.summarize_runs(data, formula, step=...) makes one score of each run's curve (its last "
                  "step, how='auc', ...)")
+    summarise_file = ("--summarize final (or last_k_mean, auc, max, time_to_threshold) with --step makes one score "
+                      "of each run's curve")
     if found:
-        which = (f"; the data have {join_and(repr(c) for c in found)}: step={found[0]!r}. For one score per run "
-                 f"instead, {summarise}")
+        said += f"; the data have {named}: step={found[0]!r}. For one score per run instead, {summarise}"
+        said_file += f"; the file has {named}: -o step={found[0]}. For one score per run instead, {summarise_file}"
     else:
-        which = (f"; the data have no such column ({listed(map(repr, data.columns), limit=8)}): if they hold one "
-                 "score per run, compare those with rlstats.task_table (per task), rlstats.compare or another method; "
-                 f"{summarise}")
-    return OptionError("curves() needs step=, the column of training steps at which each run's score was logged "
-                       f"(one row per run and step, e.g. step='step'){which}")
+        columns = listed(map(repr, data.columns), limit=8)
+        said += (f"; the data have no such column ({columns}): if they hold one score per run, compare those with "
+                 f"rlstats.task_table (per task), rlstats.compare or another method; {summarise}")
+        said_file += (f"; the file has no such column ({columns}): if it holds one score per run, compare those "
+                      f"with another --method (task_table per task); {summarise_file}")
+    return OptionError(said, command_line=said_file)
 
 
 @dataclass(frozen=True)
