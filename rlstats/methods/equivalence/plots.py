@@ -108,7 +108,7 @@ def plot_intervals(result, *, ax=None, scopes=None, clip=CLIP, **kwargs):
     # wrap=True breaks a line wider than the figure leaves it around the axes' centre (long y labels push the axes
     # right): the label stays inside the figure it is saved at (audit s8)
     beyond = (f"\n{cut} of {n} cut at the axis' edge (arrows; estimates past it written)" if cut else "")
-    beyond += _tasks_not_drawn(table, rows, result.alternative, scopes is None)
+    beyond += _tasks_not_drawn(table, rows, result.alternative)
     missing = [difference_label(a, b) for a, b in every if (a, b) not in drawn]
     if missing:  # said, not left out silently
         beyond += (f"\nnot drawn (no interval in {'these scopes' if scopes is not None else 'any test'}): "
@@ -120,12 +120,12 @@ def plot_intervals(result, *, ax=None, scopes=None, clip=CLIP, **kwargs):
     return ax
 
 
-def _tasks_not_drawn(table, rows, alternative, default=True):
+def _tasks_not_drawn(table, rows, alternative):
     """The caption's line counting the per-task tests not drawn and those of them shown beyond the margin: the
     across-tasks row is the mean of the tasks' differences, which can cancel (audit s35 claims35: Atari 100k DER vs
     DrQ drew two rows shown equivalent while 12 of its 26 tasks were shown beyond the margin); empty where every
-    per-task test is drawn. With several pairs the count is of the pairs' tests on their tasks. ``default``: the
-    scopes drawn are the default ones, so the line says that scopes= draws the tasks.
+    per-task test is drawn. With several pairs the count is of the pairs' tests on their tasks. (No "scopes= draws
+    them": a line longer than the figure's width wraps, and 4 pairs' 12 rows no longer held at 3.5 x 3 in.)
 
     Audit s38 fixc38: "per task, not drawn: 2 of 6 shown beyond the margin" read as 2 of 6 rows not drawn, with none
     of the 6 drawn; the line now counts the tests not drawn first, then those of them shown beyond the margin."""
@@ -139,16 +139,15 @@ def _tasks_not_drawn(table, rows, alternative, default=True):
     what = "beyond the margin" if alternative == "equivalence" else "inferior by more than the margin"
     # one short line: the caption shares the figure's height with the rows
     shown = f", {beyond} of them shown {what}" if beyond else f", none of them shown {what}"
-    drawn = " (scopes= draws them)" if default else ""
     pairs = len(set(zip(hidden["agent_1"], hidden["agent_2"])))
     of = f" of {len(tasks)}" if len(hidden) < len(tasks) else ""
     if pairs == 1:
-        return f"\nper task: {count(len(hidden), 'test')}{of} not drawn{shown}{drawn}"
+        return f"\nper task: {count(len(hidden), 'test')}{of} not drawn{shown}"
     # a test per pair and task, not per task (review s35 rv35a: "6 of 9" of 3 tasks read as 9 tasks)
     n_tasks = hidden["task"].nunique()
     by = "x" if pairs * n_tasks == len(hidden) else "on"  # pairs that share only some tasks: "3 pairs on 4 tasks"
     return (f"\nper task: {count(len(hidden), 'test')}{of} ({pairs} pairs {by} {count(n_tasks, 'task')}) not drawn"
-            f"{shown}{drawn}")
+            f"{shown}")
 
 
 def _limits(estimate, low, high, margin, clip):
