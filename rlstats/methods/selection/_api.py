@@ -473,9 +473,10 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
                        optional_columns=(reported,) if isinstance(reported, str) else (), bounds=options.bounds)
     if not design.has_blocks:
         raise DesignError(f"the selection check compares tasks: write '{design.formula.text} | task'")
+    # the agents given are checked first, worded as any option naming an agent (audit s19), then every missing option
+    treatment = None if treatment is None else check_agent_named(design, "treatment", treatment)
+    baseline = None if baseline is None else check_agent_named(design, "baseline", baseline)
     _check_required(design, treatment=treatment, baseline=baseline, reported=reported)
-    treatment = check_agent_named(design, "treatment", treatment)
-    baseline = check_agent_named(design, "baseline", baseline)
     if treatment == baseline:
         raise OptionError(f"treatment and baseline are both {treatment!r}; name two different agents")
     _check_met(design, treatment, baseline)
