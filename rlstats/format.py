@@ -668,7 +668,8 @@ def table_latex(frame: pd.DataFrame, digits: int = DIGITS, caption: str | None =
     p-values below 1e-16 read "< 1e-16"; Monte Carlo standard-error columns are left out unless ``mc_se``; a column
     holding one value in every row is stated once in the caption instead. A table wider than a column
     whose transpose fits one is transposed (one row per column, and the caption's "In every row" reads "In every
-    column"); otherwise :func:`latex_float` picks
+    column"), but for one pair's row (columns ``agent_1`` and ``agent_2``), which stays a row as several pairs' do;
+    otherwise :func:`latex_float` picks
     ``table`` or ``table*`` (``environment``, ``resize``), with ``notes`` under it.
     """
     data_columns = _data_columns(frame)
@@ -694,7 +695,10 @@ def table_latex(frame: pd.DataFrame, digits: int = DIGITS, caption: str | None =
     header = [names[c] for c in frame.columns]
     numeric = [_is_numeric(frame, j) for j in range(len(header))]
     width, transposed = _width(header, rows), False
-    if environment is None and 0 < len(rows) < len(header):
+    # one pair's row stays a row, as several pairs' do: transposed, its header would read "1st agent & DrQ(eps)", one
+    # agent of the pair heading the pair's numbers, the other a row beneath them (audit s38 fixc38)
+    one_pair = len(rows) == 1 and {"agent_1", "agent_2"} <= set(frame.columns)
+    if environment is None and 0 < len(rows) < len(header) and not one_pair:
         # A short, wide table (a few rows of many columns) reads as well one row per column, named by the
         # first column's values: transposed when that fits where the table does not.
         flipped = [header[0]] + [r[0] for r in rows], [[h] + [r[j] for r in rows] for j, h in enumerate(header)][1:]

@@ -15,6 +15,7 @@ import json
 import math
 import platform
 import sys
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, NamedTuple, Sequence, TypeVar
 
@@ -140,15 +141,23 @@ def to_jsonable(value: Any) -> Any:
     return str(value)
 
 
-class Summary:
+#: set while a result renders its summary as LaTeX, Markdown or HTML (:meth:`Result._rendered`), which never read the
+#: summary's text: the text is then not formatted
+_UNFORMATTED: ContextVar[bool] = ContextVar("rlstats_summary_unformatted", default=False)
+
+
+class Summary(str):
     """The full output of a result: the test block, its tables and notes.
 
-    Prints as text; ``to_latex()`` (booktabs), ``to_markdown()`` and
-    ``_repr_html_()`` render the same content.  ``tables`` holds the
-    DataFrames at full precision.
+    A ``str`` holding the printed text, so that it slices, measures and searches as text (``summary[:3000]``,
+    ``len(summary)``, ``"P(better)" in summary``, ``summary.splitlines()``: audit s38 fixc38, where
+    ``res.summary()[:3000]`` was a TypeError); ``to_latex()`` (booktabs), ``to_markdown()`` and ``_repr_html_()``
+    render the same content, and ``tables`` holds the DataFrames at full precision.  Its ``repr`` is the text itself
+    (a prompt shows the summary, not a quoted string).  The text is set when it is made: its fields are read, not
+    meant to be changed after.
     """
 
-    title: str
+    method: str  # the caption's start (not ``title``, which is str's own method)
     statistic_line: str | None
     header: str
     tables: dict[str, pd.DataFrame]
@@ -160,20 +169,31 @@ class Summary:
     headings: dict[str, str]
     keys: dict[str, str]
 
-    def __init__(self, title: str, header: str, tables: Mapping[str, pd.DataFrame], notes: Iterable[str] = (),
-                 digits: int = fmt.DIGITS, statistic_line: str | None = None,
-                 latex: Mapping[str, Callable[..., str]] | None = None,
-                 markdown: Mapping[str, Callable[[], str]] | None = None,
-                 captions: Mapping[str, str] | None = None, keys: Mapping[str, str] | None = None,
-                 alpha: Iterable[float] = (), headings: Mapping[str, str] | None = None) -> None:
-        self.title = title
+    def __new__(cls, title: str, header: str, tables: Mapping[str, pd.DataFrame], notes: Iterable[str] = (),
+                digits: int = fmt.DIGITS, statistic_line: str | None = None,
+                latex: Mapping[str, Callable[..., str]] | None = None,
+                markdown: Mapping[str, Callable[[], str]] | None = None,
+                captions: Mapping[str, str] | None = None, keys: Mapping[str, str] | None = None,
+                alpha: Iterable[float] = (), headings: Mapping[str, str] | None = None) -> Summary:
+        tables = dict(tables)
+        # the levels the result judges its p-values at: every format prints no p-value as one of them that it differs
+        # from (0.049999 beside "shown" read "0.05": audit s22), through the tables' attrs that format reads
+        alpha = tuple(alpha)  # read once: an iterator gives its levels to the first table only (audit s22)
+        for name, table in tables.items():
+            if alpha:
+                tables[name] = table = table.copy()
+                table.attrs["rlstats_alpha"] = alpha
+        notes, keys = tuple(notes), dict(keys or {})
+        text = "" if _UNFORMATTED.get() else _summary_text(header, tables, notes, digits, keys)
+        self = super().__new__(cls, text)
+        self.method = title
         # a table's name as its LaTeX caption says it, where the name says a column or an option by its code, as the
         # text shows them ("P(agent_1 > agent_2)", "mean_diff"): name -> the words, from the vocabulary (audit s25)
         self.headings = dict(headings or {})
         # what a table's columns mean where they could be misread: name -> a line under the table as text, Markdown
         # and HTML, in the tidy names those show (a LaTeX table, headed by labels, says it in its caption); audit s19:
         # p_adjusted below p_value read as an adjustment that lowered a p-value
-        self.keys = dict(keys or {})
+        self.keys = keys
         # what a table's numbers are, which the print says above it and a LaTeX table pasted alone must say in its
         # caption: name -> sentences ending that caption
         self.captions = dict(captions or {})
@@ -183,32 +203,25 @@ class Summary:
         self.markdown = dict(markdown or {})  # the same tables' Markdown (bold as **x**), name -> a function of nothing
         self.statistic_line = statistic_line
         self.header = header
-        self.tables = dict(tables)
-        # the levels the result judges its p-values at: every format prints no p-value as one of them that it differs
-        # from (0.049999 beside "shown" read "0.05": audit s22), through the tables' attrs that format reads
-        alpha = tuple(alpha)  # read once: an iterator gives its levels to the first table only (audit s22)
-        for name, table in self.tables.items():
-            if alpha:
-                self.tables[name] = table = table.copy()
-                table.attrs["rlstats_alpha"] = alpha
-        self.notes = tuple(notes)
+        self.tables = tables
+        self.notes = notes
         self.digits = digits
+        return self
 
     def __str__(self) -> str:
-        parts = [self.header.rstrip("\n")]
-        for name, table in self.tables.items():
-            parts.append(f"{name}:\n{fmt.table_text(table, self.digits)}"
-                         + (f"\n({self.keys[name]})" if name in self.keys else ""))
-        if self.notes:
-            parts.append("Notes:\n" + "\n".join(f"  - {n}" for n in self.notes))
-        return "\n\n".join(parts) + "\n"
+        return str.__str__(self)  # the text as a plain str
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return str.__str__(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy and pickle: the text and the fields as they are (str's own would call __new__ with the text alone)
+        return _restored_summary, (str.__str__(self), dict(self.__dict__))
 
     def to_markdown(self) -> str:
         """The summary as Markdown: the test line, one table per section, notes as a list."""
         # names render as written (audit s19): escaped in prose and tables, the test's block fenced as code
-        lines = [f"**{fmt.markdown_escape(self.title)}**", "", fmt.markdown_code(self.header.strip("\n"))]
+        lines = [f"**{fmt.markdown_escape(self.method)}**", "", fmt.markdown_code(self.header.strip("\n"))]
         for name, table in self.tables.items():
             body = self.markdown[name]() if name in self.markdown else fmt.table_markdown(table, self.digits)
             lines += ["", f"*{fmt.markdown_escape(name)}*", "", body]
@@ -240,7 +253,7 @@ class Summary:
         blocks = []
         for i, (name, table) in enumerate(self.tables.items()):
             table_label = f"{label}:{i}" if label else None
-            caption = (f"{self.title}: {self.headings.get(name, name)}."
+            caption = (f"{self.method}: {self.headings.get(name, name)}."
                        + (f" {self.statistic_line.strip()}." if self.statistic_line else "")
                        + (f" {self.captions[name]}" if name in self.captions else ""))
             if name in self.latex:
@@ -265,7 +278,7 @@ class Summary:
             elif line.strip():  # statistic and extra lines keep their spacing (aligned intervals)
                 rows.append(f"<tr><td colspan=\"2\" style=\"text-align:left; white-space:pre; "
                             f"font-family:monospace\">{html.escape(line)}</td></tr>")
-        title = lines[0] if lines else self.title
+        title = lines[0] if lines else self.method
         # at the left, where the print puts it: centred over a block as wide as its longest line (an interval's, a
         # few hundred characters), the method sat past the right of a notebook's view (audit s24)
         parts = [f"<table><caption style=\"text-align:left\">{html.escape(title)}</caption><tbody>{''.join(rows)}"
@@ -276,6 +289,24 @@ class Summary:
         if self.notes:
             parts.append("<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in self.notes) + "</ul>")
         return "\n".join(parts)
+
+
+def _summary_text(header: str, tables: Mapping[str, pd.DataFrame], notes: tuple[str, ...], digits: int,
+                  keys: Mapping[str, str]) -> str:
+    """The printed text of a :class:`Summary`: the test block, each table (with its key), the notes."""
+    parts = [header.rstrip("\n")]
+    for name, table in tables.items():
+        parts.append(f"{name}:\n{fmt.table_text(table, digits)}" + (f"\n({keys[name]})" if name in keys else ""))
+    if notes:
+        parts.append("Notes:\n" + "\n".join(f"  - {n}" for n in notes))
+    return "\n\n".join(parts) + "\n"
+
+
+def _restored_summary(text: str, fields: dict[str, Any]) -> Summary:
+    """A :class:`Summary` again from its text and fields (:meth:`Summary.__reduce__`)."""
+    summary = str.__new__(Summary, text)
+    summary.__dict__.update(fields)
+    return summary
 
 
 @dataclass_transform(frozen_default=True, eq_default=False)
@@ -524,17 +555,26 @@ class Result:
         levels.append(None if level is None else round(1 - level, 12))
         return tuple(float(x) for x in levels if isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x < 1)
 
+    def _rendered(self) -> Summary:
+        """:meth:`summary` for a rendering of its own (LaTeX, Markdown, HTML), which reads its fields, never its text:
+        the text, not formatted, is left empty (it cost 15-100% of such a rendering again)."""
+        token = _UNFORMATTED.set(True)
+        try:
+            return self.summary()
+        finally:
+            _UNFORMATTED.reset(token)
+
     def _repr_html_(self):
-        return self.summary()._repr_html_()
+        return self._rendered()._repr_html_()
 
     def to_latex(self, label: str | None = None, mc_se: bool = False, environment: str | None = None,
                  resize: bool | None = None) -> str:
         """The summary tables as booktabs LaTeX for a paper; see :meth:`Summary.to_latex`."""
-        return self.summary().to_latex(label=label, mc_se=mc_se, environment=environment, resize=resize)
+        return self._rendered().to_latex(label=label, mc_se=mc_se, environment=environment, resize=resize)
 
     def to_markdown(self) -> str:
         """The summary as Markdown; see :meth:`Summary.to_markdown`."""
-        return self.summary().to_markdown()
+        return self._rendered().to_markdown()
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON-serialisable data, with the class name and package versions."""

@@ -152,5 +152,5 @@ def test_equivalence_figure_names_one_pair_once(published):
     labels = [t.get_text() for t in ax.get_yticklabels()]
     title = ax.get_title()
     plt.close(ax.figure)
-    assert labels[0] == "Alien" and labels[-2:] == ["across tasks", "aggregate"] and len(labels) == 27
+    assert labels[0] == "Alien" and labels[-2:] == ["across tasks", "aggregate (IQM)"] and len(labels) == 27
     assert title == "Two one-sided tests (TOST) of equivalence\n<b>A&B</b> - DER_v2 #1 $5"

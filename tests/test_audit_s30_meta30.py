@@ -121,7 +121,7 @@ LABEL_KEYED = {
     "curves": ("std_error", "conf_low", "conf_high", "conf_low_simultaneous", "conf_high_simultaneous"),
     "equivalence": ("std_error", "statistic", "p_value", "p_lower", "p_upper", "conf_low", "conf_high", "shown",
                     "conclusion", "df", "n_shown"),
-    "bayes": ("p_better", "p_rope", "p_worse", "estimate", "conf_low", "conf_high"),
+    "bayes": ("p_better", "p_rope", "p_worse", "pseudo_median", "estimate", "conf_low", "conf_high"),
     "rank_test_monte_carlo": ("p_value", "pvalue_mc_se"),
 }
 
@@ -251,7 +251,7 @@ def exact_differences(case, name):
 
 #: pair columns a pair listed the other way round turns: swapped, or swapped and negated
 _SWAPPED = (("agent_1", "agent_2"), ("n_1", "n_2"), ("p_lower", "p_upper"), ("p_better", "p_worse"))
-_NEGATED = ("estimate", "statistic")
+_NEGATED = ("estimate", "statistic", "pseudo_median")  # pseudo_median: bayes (s38 fixc38)
 _DECISIONS = {"larger": "smaller", "smaller": "larger"}
 
 

@@ -127,8 +127,8 @@ def test_default_figure_is_each_pairs_summary_rows(atari):
     ax = atari.plot()
     try:
         labels = [t.get_text() for t in ax.get_yticklabels()]
-        assert len(labels) == 12 and labels[:2] == ["DER - DrQ: across tasks", "DER - DrQ: aggregate"]
-        assert labels[-1] == "IRIS - SPR: aggregate"
+        assert len(labels) == 12 and labels[:2] == ["DER - DrQ: across tasks", "DER - DrQ: aggregate (IQM)"]
+        assert labels[-1] == "IRIS - SPR: aggregate (IQM)"
         assert _dashed(ax) == pytest.approx([-0.05, 0.05])
         rows = atari.tidy()[atari.tidy()["scope"] != "task"]
         left, right = ax.get_xlim()

@@ -142,12 +142,12 @@ def test_default_figure_keeps_pairs_with_per_task_tests_only():
     res = rlstats.equivalence(_pl1(), "score ~ agent | task", margin=1.0, rng=3, n_resamples=200, na_action="drop")
     ax = res.plot()
     assert [t.get_text() for t in ax.get_yticklabels()] == [
-        "A - B: across tasks", "A - B: aggregate", "A - C: t2", "B - C: t2"]
+        "A - B: across tasks", "A - B: aggregate (IQM)", "A - C: t2", "B - C: t2"]
     assert ax.get_title() == "Two one-sided tests (TOST) of equivalence"
     plt.close(ax.figure)
     # scopes= chosen: a pair with no interval in them is said below the axis
     ax = res.plot(scopes="aggregate")
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["A - B: aggregate"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["A - B: aggregate (IQM)"]
     assert ax.get_title() == "Two one-sided tests (TOST) of equivalence"
     assert ax.get_xlabel().endswith("\nnot drawn (no interval in these scopes): A - C, B - C")
     plt.close(ax.figure)

@@ -41,12 +41,14 @@ def test_equivalence_caption_counts_pair_task_tests():
     label = result.plot().get_xlabel()
     plt.close("all")
     # A - B 2, A - C 3, B - C 2 of their 3 tasks beyond the margin (the print's per-pair counts)
-    assert "7 of 9 per-task tests (3 pairs x 3 tasks), not drawn, shown beyond the margin" in " ".join(label.split())
+    # (audit s38 fixc38: the tests not drawn counted first, then those of them beyond the margin)
+    assert "per task: 9 tests (3 pairs x 3 tasks) not drawn, 7 of them shown beyond the margin" in " ".join(
+        label.split())
     assert "per task, not drawn" not in label
     two = _three_by_three().query("agent != 'C'")
     label = rlstats.equivalence(two, "score ~ agent | task/seed", margin=0.5, rng=0, n_resamples=300).plot().get_xlabel()
     plt.close("all")
-    assert "per task, not drawn: 2 of 3 shown beyond the margin" in " ".join(label.split())
+    assert "per task: 3 tests not drawn, 2 of them shown beyond the margin" in " ".join(label.split())
 
 
 @pytest.fixture

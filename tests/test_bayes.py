@@ -380,8 +380,12 @@ def test_print_says_what_the_difference_is_and_what_the_probabilities_are():
     assert "mean diff = 2nd agent - 1st agent (lower is better: positive favours the 1st agent)" in str(low)
     assert "mean diff = 1st agent - 2nd agent (higher is better" in str(high)
     assert "differences are 2nd agent - 1st agent" in low.report("text")
-    assert "largest Dirichlet-weighted mass of the Walsh averages (about a median" in str(high)
+    # what the probabilities are about, beside them (audit s38 fixc38: "(about a median: it can disagree with the
+    # sign of the mean)" beside the mean alone read as a contradiction)
+    assert ("largest Dirichlet-weighted mass of the Walsh averages; pseudo-median: posterior median of the median of "
+            "those Walsh averages") in str(high)
     assert low.comparisons["estimate"].iloc[0] == -high.comparisons["estimate"].iloc[0]
+    assert low.comparisons["pseudo_median"].iloc[0] == -high.comparisons["pseudo_median"].iloc[0]
 
 
 def test_no_rope_wording_and_shares_of_zero_or_one():

@@ -197,7 +197,7 @@ def test_allow_python_opens_the_response_but_never_subset(runs_csv, capsys):
     (["-o", "eval_env=1"], "give it with --allow-python"),
     (["-o", "rng=1"], "give it with --seed"),
     (["-o", "n_resamples=10", "-o", "n_resamples=20"], "-o n_resamples is given twice"),
-    (["--method", "curves"], "method='curves' needs the option step= (e.g. step='step', -o step=step"),
+    (["--method", "curves"], "method 'curves' needs -o step=, the column of training steps"),
     (["--method", "bootstrap", "-o", "n_resamples=10000000000000"], "is more than 10,000,000 resamples, the most rlstats takes"),
     (["--sep", ""], "--sep '' is not one character"),
     (["--sep", ";;"], "--sep ';;' is not one character"),

@@ -168,7 +168,7 @@ SCALED: dict[str, tuple[str, ...]] = {
     "summarize_runs_auc": ("score",),
     "align_steps": ("score",),
     "equivalence": ("estimate", "std_error", "conf_low", "conf_high", "margin"),  # issue 41 item 2
-    "bayes": ("estimate", "conf_low", "conf_high", "rope"),  # issue 41 item 1
+    "bayes": ("pseudo_median", "estimate", "conf_low", "conf_high", "rope"),  # issue 41 item 1, s38 fixc38
 }
 
 #: cases whose numbers may also scale by the squared factor (variances)
@@ -230,8 +230,8 @@ CHANGES = {
     ("bayes", "prefix"): ("each task's Dirichlet weights come from a random stream keyed by its label (so that they do "
                           "not depend on the other tasks): other names draw other weights",
                           ("print", "summary", "report", "markdown", "tidy[p_better]", "tidy[p_rope]",
-                           "tidy[p_worse]", "tidy[estimate]", "tidy[conf_low]", "tidy[conf_high]",
-                           "dict.comparisons", "dict.orderings", "dict.simplex_draws", "dict.posterior_draws")),
+                           "tidy[p_worse]", "tidy[pseudo_median]", "tidy[estimate]", "tidy[conf_low]",
+                           "tidy[conf_high]", "dict.comparisons", "dict.orderings", "dict.simplex_draws", "dict.posterior_draws")),
     # (the caution that tasks are aggregated on their own scales compares the tasks' ranges since audit s21, which a
     # shift leaves alone: bootstrap, curves, bayes, mixed, equivalence, performance_profile, tuning and selection
     # used to lose it, and its note, under the shift by 1000)

@@ -33,6 +33,10 @@ SWEEP_UNITS = 450
 #: 10**6 and 2 x 10**6 draws, 1.70 and 3.27 GB peak RSS; not counted before, 10 agents x 3 tasks with n_samples=10**7
 #: were admitted at an estimated minute and needed tens of GB)
 BYTES_PER_PAIR_DRAW = 112
+#: bytes per posterior draw and task (the prior's pseudo-observation counted as one) that the pseudo-medians add at their
+#: peak: every draw's Dirichlet weights, held twice while the blocks are joined, then one pair's renormalised weights,
+#: their cumulative sums and the rows read at a sum (audit s38 fixc38; counted from the arrays, not measured)
+BYTES_PER_TASK_DRAW = 40
 
 
 def cost(shape: Shape, options: Any, pairs: int | None = None) -> Work:
@@ -55,7 +59,7 @@ def cost(shape: Shape, options: Any, pairs: int | None = None) -> Work:
                     f"{SWEEP_UNITS} for the sweep's own work)")
     return Work(options.n_samples * pairs * shape.tasks, "posterior draws", 4e-8,
                 f"{options.n_samples:,} draws x {pairs} pairs x {shape.tasks} tasks",
-                memory=BYTES_PER_PAIR_DRAW * options.n_samples * pairs,
+                memory=options.n_samples * (BYTES_PER_PAIR_DRAW * pairs + BYTES_PER_TASK_DRAW * (shape.tasks + 1)),
                 held="posterior draws", kept=f"{options.n_samples:,} draws x {pairs} pairs",
                 way="a smaller n_samples (10,000 to 100,000 give Monte Carlo errors well below the differences that "
                     "matter), or compare fewer pairs (control=)")
@@ -93,6 +97,10 @@ VOCABULARY = (
     ("p_worse_next", None, "P(worse, next task)",
      "hierarchical model: share of draws in which a next task's difference is most likely beyond the ROPE against "
      "agent_1"),
+    ("pseudo_median", None, "pseudo-median",
+     "signed-rank model: posterior median of the pseudo-median difference, the median of the Dirichlet-weighted Walsh "
+     "averages of the task differences whose masses p_better, p_rope and p_worse are about (estimate is their mean, "
+     "which can have the other sign)"),
     ("rope", "rope", "ROPE", "half-width of the region of practical equivalence, in the units the result states"),
     ("model", "model", "model", "the Bayesian model: signed_rank or hierarchical"),
     ("r_hat", None, "R-hat", "rank-normalised split R-hat of the chains (the largest over the parameters)"),
@@ -100,7 +108,8 @@ VOCABULARY = (
     # the summary's tables (what a LaTeX table heads with the label)
     ("observed", None, "observed",
      "observed difference of the task's means: agent_1 - agent_2, or agent_2 - agent_1 where lower scores are better"),
-    ("ordering", None, "ordering", "an ordering of the agents (ties within the ROPE share a place: A = B > C)"),
+    ("ordering", None, "ordering", "an ordering of the agents, best first (agents tied in a posterior draw share a place: A = B > C; the ROPE "
+     "plays no part)"),
     ("probability", None, "probability", "posterior probability of the ordering"),
     ("parameter", None, "parameter", "a parameter of the hierarchical model whose chains are checked"),
 )

@@ -127,20 +127,77 @@ def signed_rank_block(weights: NDArray[np.float64], differences: NDArray[np.floa
         d = np.concatenate(([0.0], differences[p, present[p]]))
         w = weights if keep.all() else weights[keep] / weights[keep].sum(axis=0)
         order = np.argsort(d, kind="stable")
-        cum = np.zeros((d.size + 1, n_samples))
-        np.cumsum(w[order], axis=0, out=cum[1:])
+        cum = _cumulative(w, order)
         on = 0.0 if tolerance is None else float(tolerance[p])
         sums = d[:, None] + d[None, order]
         theta[:, p, 0] = _form(w, cum, _staircase(sums, -2 * rope, on))
         # above rope: the mass below -rope of the negated atoms, computed the same way (not 1 - the mass below
         # rope, whose rounding would break exact ties between worse and better)
         mirror = np.argsort(-d, kind="stable")
-        cum_m = np.zeros((d.size + 1, n_samples))
-        np.cumsum(w[mirror], axis=0, out=cum_m[1:])
+        cum_m = _cumulative(w, mirror)
         theta[:, p, 2] = _form(w, cum_m, _staircase(-d[:, None] - d[None, mirror], -2 * rope, on))
         mean[:, p] = d[1:] @ w[1:]
     theta[:, :, 1] = 1.0 - theta[:, :, 0] - theta[:, :, 2]
     return theta, mean
+
+
+def _cumulative(w, order):
+    """(n + 1, S): the cumulative weights of the atoms in ``order`` (row 0 zero), row by row: the sums
+    ``np.cumsum(w[order], axis=0)`` gives, bit for bit (one addition a row, in order), at a fraction of its cost
+    (numpy accumulates down a column of a C-ordered array with a stride of a row)."""
+    cum = np.empty((w.shape[0] + 1, w.shape[1]))
+    cum[0] = 0.0
+    for k, i in enumerate(order):
+        np.add(cum[k], w[i], out=cum[k + 1])
+    return cum
+
+
+def posterior_pseudo_median(weights: NDArray[np.float64], differences: NDArray[np.float64],
+                            present: NDArray[np.bool_]) -> float:
+    """The posterior median of a pair's pseudo-median: per draw, the median of the Walsh averages (d_i + d_j) / 2 of
+    its atoms (the pseudo-observation 0 and its ``differences`` where ``present``) weighted w_i w_j over every ordered
+    pair (i, j), itself included, whose masses below -rope, within and above rope are :func:`signed_rank_block`'s
+    ``theta``: the quantity the regions' probabilities are about (the mean of the differences is another, which an
+    outlying task can give the other sign).  The median over draws as ``np.median`` takes it (the mean of the two
+    middle draws for an even count).
+
+    ``weights`` (1 + n_tasks, S): every draw's Dirichlet weights (:func:`dirichlet_block`).  A draw's pseudo-median is at
+    most v exactly where the weight of its pairs whose sum is at most 2 v reaches 1/2, sum_i w_i cum[c_i(v)] >= 1/2 (cum
+    the cumulative weights of the sorted atoms, c_i(v) the atoms j with d_i + d_j <= 2 v, a prefix count since each row
+    of sums is monotone), so the draws' order statistics are found by bisection over the sorted distinct sums, each
+    step reading all draws at one sum: rows of ``cum``, not a gather per draw."""
+    keep = np.concatenate(([True], present))
+    d = np.concatenate(([0.0], differences[present]))
+    w = weights if keep.all() else weights[keep] / weights[keep].sum(axis=0)
+    order = np.argsort(d, kind="stable")
+    cum = _cumulative(w, order)
+    ordered = d[order]
+    sums = np.unique(ordered[:, None] + ordered[None, :])
+    rows = [di + ordered for di in d]  # row i's sums in sorted order: searched exactly, not as v - d_i (rounded)
+    seen: dict[int, int] = {}
+
+    def at_most(k):
+        """How many draws' pseudo-medians are at most sums[k] / 2."""
+        if k not in seen:
+            counts = [int(np.searchsorted(row, sums[k], side="right")) for row in rows]
+            seen[k] = int(np.count_nonzero(np.einsum("is,is->s", w, cum[counts]) >= 0.5))
+        return seen[k]
+
+    def smallest(j, low=0):
+        """The index of the j-th smallest draw's pseudo-median among the sums."""
+        high = sums.size - 1
+        while low < high:
+            middle = (low + high) // 2
+            if at_most(middle) >= j:
+                high = middle
+            else:
+                low = middle + 1
+        return low
+
+    n = w.shape[1]
+    first = smallest((n + 1) // 2)
+    second = first if n % 2 or at_most(first) >= n // 2 + 1 else smallest(n // 2 + 1, first + 1)
+    return float((sums[first] / 2 + sums[second] / 2) / 2)
 
 
 def winner_counts(theta: NDArray[np.float64]) -> NDArray[np.float64]:

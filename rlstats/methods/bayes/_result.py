@@ -52,10 +52,13 @@ class BayesResult(Result):
     counts : ndarray, shape (n_tasks, n_agents)
         Runs per cell.
     comparisons : DataFrame
-        One row per pair (``tidy()``): agent_1, agent_2, p_better, p_rope, p_worse, estimate (posterior mean of the
-        difference across tasks: the signed-rank model's Dirichlet-weighted mean of the task differences, the
-        hierarchical model's delta0, the centre (location) of the tasks' Student-t, which is not their mean), conf_low
-        and conf_high (equal-tailed credible interval), n_tasks; with the
+        One row per pair (``tidy()``): agent_1, agent_2, p_better, p_rope, p_worse, with the signed-rank model
+        pseudo_median (the posterior median of the pseudo-median difference: the median of the Dirichlet-weighted
+        Walsh averages of the task differences, whose masses the three probabilities are about), estimate (posterior
+        mean of the difference across tasks: the signed-rank model's Dirichlet-weighted mean of the task differences,
+        which can have the other sign than pseudo_median, the hierarchical model's delta0, the centre (location) of the
+        tasks' Student-t, which is not their mean and which its probabilities are about), conf_low
+        and conf_high (the estimate's equal-tailed credible interval), n_tasks; with the
         hierarchical model also p_better_next, p_rope_next, p_worse_next (a next task's difference: baycomp's
         ``HierarchicalTest`` probabilities), r_hat (the largest over the pair's parameters) and ess_bulk (the smallest).
     task_effects : DataFrame
@@ -64,7 +67,8 @@ class BayesResult(Result):
     orderings : DataFrame or None
         Each ordering of the agents seen in the posterior draws, best first (``ordering``), with its posterior
         probability (``probability``, the share of draws), most probable first; on complete designs of at most 8
-        agents.  Signed-rank model: the agents ranked by their Dirichlet-weighted mean over tasks (by default).
+        agents.  Signed-rank model: the agents ranked by their Dirichlet-weighted mean over tasks (by default), the
+        mean that ``estimate`` differences, not the pseudo-median the probabilities are about.
         Hierarchical model, with ``orderings=True``: ranked by delta0_a, their location across tasks against one
         reference agent in a joint fit of all agents (the reference's is 0).  The ROPE plays no part.  The orderings
         are weak: agents tied in a draw (values equal within 1e-12 of the draw's scale, see :func:`bayes`) are
@@ -181,12 +185,17 @@ class BayesResult(Result):
         "practically ... equivalent" and a P(rope) column "< 1/50000" with no region of equivalence)."""
         return "better / worse" if self.rope == 0 else "practically better / equivalent / worse"
 
-    def _meaning(self):
-        """One line saying what each printed number is."""
+    def _meaning(self, mean_label=None):
+        """One line saying what each printed number is (``mean_label``: what the mean's column is headed, the print's
+        "mean diff" by default)."""
         if self.model == "signed_rank":
+            # audit s38 fixc38: "P(better) 0.656" beside "mean diff -0.184" read as a contradiction; the probabilities'
+            # own quantity stands beside them, and the mean is said to be another
             return ("P(.): share of posterior draws in which that region holds the largest Dirichlet-weighted mass of "
-                    "the Walsh averages (about a median: it can disagree with the sign of the mean); mean diff and "
-                    f"interval: posterior of the mean difference across {fmt.plural(self._block_word)}")
+                    "the Walsh averages; pseudo-median: posterior median of the median of those Walsh averages (the "
+                    f"Hodges-Lehmann centre of the {self._block_word} differences), the quantity P(.) is about; "
+                    f"{mean_label or ACROSS[self.model][0]} and its interval: posterior of the mean difference across "
+                    f"{fmt.plural(self._block_word)}, another quantity, which can have the other sign")
         task = self._block_word  # the data's blocks by their column (audit s32 block32)
         where = "above or below 0" if self.rope == 0 else "above, within or below the ROPE"
         return (f"P(.): posterior probability that delta0, the centre (location) of the {fmt.plural(task)}' "
@@ -209,8 +218,9 @@ class BayesResult(Result):
         share = [[self._share(p, n=n) for p, n in zip(pairs[c], draws)] for c in ("p_better", "p_rope", "p_worse")]
         share[0] = _said_withheld(share[0], pairs)
         shown = pd.DataFrame({"pair": pairs["agent_1"] + " vs " + pairs["agent_2"],
-                              "P(better)": share[0], "P(rope)": share[1],
-                              "P(worse)": share[2], ACROSS[self.model][0]: pairs["estimate"],
+                              "P(better)": share[0], "P(rope)": share[1], "P(worse)": share[2],
+                              **({label("pseudo_median"): pairs["pseudo_median"]} if "pseudo_median" in pairs else {}),
+                              ACROSS[self.model][0]: pairs["estimate"],
                               "lower": pairs["conf_low"], "upper": pairs["conf_high"], "tasks": pairs["n_tasks"]})
         if "r_hat" in pairs:
             shown["P(better next)"] = [self._share(p, n=n) for p, n in zip(pairs["p_better_next"], draws)]
@@ -219,12 +229,15 @@ class BayesResult(Result):
         return shown.drop(columns=["P(rope)", "P(rope next)"], errors="ignore") if self.rope == 0 else shown
 
     def _extra_lines(self):
+        median = "pseudo_median" in self.comparisons
         lines = [f"model: {_MODELS[self.model]} ({self._what()})",
                  f"posterior probabilities that the first agent is {self._regions()} than the second"
-                 f"{' (no ROPE: the two sum to 1)' if self.rope == 0 else ''}; "
+                 f"{' (no ROPE: the two sum to 1)' if self.rope == 0 else ''}"
+                 f"{', and the pseudo-median difference they are about' if median else ''}; "
                  f"{ACROSS[self.model][2]} with {self.confidence_level:.0%} credible interval:",
                  f"  {self._meaning()}",
-                 f"  {ACROSS[self.model][0]} = {self._direction()}"]
+                 f"  {label('pseudo_median') + ' and ' if median else ''}{ACROSS[self.model][0]} = "
+                 f"{self._direction()}"]
         if self.model == "hierarchical":
             lines.insert(1, f"  {PRIORS}")
         # the digits of summary() and to_latex() (fmt.DIGITS; audit s30 mends30: -0.4557 above the LaTeX's -0.45567)
@@ -232,8 +245,12 @@ class BayesResult(Result):
         if self.orderings is not None:
             top = self.orderings.head(5)
             tasks = fmt.plural(self._block_word)
-            how = (f"their weighted mean over {tasks}" if self.model == "signed_rank" else
-                   f"their mean difference across {tasks} against one reference, in a joint fit")
+            # what they rank by, which for the signed-rank model is not what P(.) is about (audit s38 fixc38: "SPR >
+            # DrQ(eps) 0.653" under "P(better) 0.6559" for DrQ(eps)); the hierarchical model's joint fit ranks by
+            # delta0, its centre, not a mean
+            how = (f"their Dirichlet-weighted mean over {tasks}, as {ACROSS[self.model][0]}, not the pseudo-median "
+                   "P(.) is about" if self.model == "signed_rank" else
+                   f"their centre (delta0) across {tasks} against one reference, in a joint fit")
             lines += ["", f"most probable orderings of the {fmt.plural(self._arm_word)} (by {how}):"]
             lines += [f"  {self._share(p):>7}  {o}" for o, p in zip(top["ordering"], top["probability"])]
         return lines
@@ -255,8 +272,11 @@ class BayesResult(Result):
         """Each caption also says what its numbers are (the print's lines above the pairs), since a paper's table
         travels without them (audit s15: the sign and the credible level were missing)."""
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        return {"Pairs": f"{self._meaning()}; estimate: the {ACROSS[self.model][1]}, {self._direction()}; lower and "
-                         f"upper: its {level} credible interval.",
+        pairs = (f"{self._meaning(label('estimate'))}; pseudo-median and estimate = {self._direction()}; lower and "
+                 f"upper: the estimate's {level} credible interval." if self.model == "signed_rank" else
+                 f"{self._meaning()}; estimate: the {ACROSS[self.model][1]}, {self._direction()}; lower and upper: its "
+                 f"{level} credible interval.")
+        return {"Pairs": pairs,
                 "Per task": f"Differences of the {fmt.plural(self._block_word)}' means (observed) = {self._direction()}"
                             + ("." if self.model == "signed_rank" else
                                f"; estimate, lower and upper: the posterior mean of the {self._block_word}'s "
@@ -346,8 +366,10 @@ class BayesResult(Result):
             n = self._pair_draws(row.agent_1, row.agent_2)
             better, rope, worse = (self._share(p, 3, n) for p in (row.p_better, row.p_rope, row.p_worse))
             equivalent = "" if self.rope == 0 else f"P(equivalent) {_eq(rope)}, "
+            median = (f"pseudo-median difference {fmt.signif(row.pseudo_median, 3)} (posterior median), "
+                      if self.model == "signed_rank" else "")
             parts.append(f"{row.agent_1} vs {row.agent_2}: P(better) {_eq(better)}, {equivalent}"
-                         f"P(worse) {_eq(worse)}, {ACROSS[self.model][1]} "
+                         f"P(worse) {_eq(worse)}, {median}{ACROSS[self.model][1]} "
                          f"{fmt.signif(row.estimate, 3)} ({self._interval_phrase(row)})")
         text += "; ".join(parts) + "."
         if "r_hat" in self.comparisons:

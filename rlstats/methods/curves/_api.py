@@ -17,7 +17,7 @@ from ... import calibration, runs
 from ...connectivity import label_literal
 from ...bounds import (KINDS, MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE, check_bounds, clip,
                        clipped_note, known_or_unbounded, median_tied_at_middle, saturated_withheld, tie_counts)
-from ...design import NA_ACTIONS, agents_said, data_and_formula, design_of, public_function, subset_rows
+from ...design import NA_ACTIONS, STEP_NAMES, agents_said, data_and_formula, design_of, public_function, subset_rows
 from ...cost import MAX_BYTES, admit, shows
 from ...interop import as_pandas
 from ...format import (a_or_an, by_value, cannot_reject, count, format_step, join_and, listed, names_shown, plural,
@@ -82,6 +82,31 @@ UNWIDENED_MEDIAN = ("bands=\"studentized_unwidened\" gives on {} the median's ow
 UNWIDENED_MISSED = (5, 5, 10, {"simultaneous": 0.900, "pointwise": 0.888})
 #: fewest runs per agent and task with studentised bands (at 2, half of a task's resamples repeat one run)
 MIN_STUDENTIZED_RUNS = 3
+
+
+def _no_step(data):
+    """The OptionError of a call without step= (audit s38 fixc38: Python's TypeError of a missing keyword-only
+    argument), naming the option, what it is, the data's columns that look like one, and where one score per run goes
+    (the command line's ways in its own words: --summarize, --step, --method)."""
+    found = [c for c in data.columns if isinstance(c, str) and c.lower() in STEP_NAMES]
+    named = join_and(repr(c) for c in found)
+    what = "the column of training steps at which each run's score was logged (one row per run and step, e.g. "
+    said = f"curves() needs step=, {what}step='step')"
+    said_file = f"method 'curves' needs -o step=, {what}-o step=step)"
+    summarise = ("rlstats.summarize_runs(data, formula, step=...) makes one score of each run's curve (its last "
+                 "step, how='auc', ...)")
+    summarise_file = ("--summarize final (or last_k_mean, auc, max, time_to_threshold) with --step makes one score "
+                      "of each run's curve")
+    if found:
+        said += f"; the data have {named}: step={found[0]!r}. For one score per run instead, {summarise}"
+        said_file += f"; the file has {named}: -o step={found[0]}. For one score per run instead, {summarise_file}"
+    else:
+        columns = listed(map(repr, data.columns), limit=8)
+        said += (f"; the data have no such column ({columns}): if they hold one score per run, compare those with "
+                 f"rlstats.task_table (per task), rlstats.compare or another method; {summarise}")
+        said_file += (f"; the file has no such column ({columns}): if it holds one score per run, compare those "
+                      f"with another --method (task_table per task); {summarise_file}")
+    return OptionError(said, command_line=said_file)
 
 
 @dataclass(frozen=True)
@@ -529,7 +554,7 @@ def _expansion(counts, agents=(), tasks=(), words=("task", "agent")):
 
 
 @public_function
-def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
+def curves(data: Table, formula: FormulaLike | None = None, *, step: str | None = None,
            statistic: CurveStatistic | Callable[..., Any] = "iqm",
            steps: ArrayLike | None = None, align: AlignMethod = "last",
            compare: str | Sequence[tuple[Label, Label]] | None = None, bands: CurveBands = "studentized",
@@ -843,6 +868,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     data = as_pandas(data)  # a polars or pyarrow table: converted once, stated
     if not isinstance(data, pd.DataFrame):
         raise DesignError("curves() needs the DataFrame of learning curves (one row per run and step)")
+    if step is None:
+        raise _no_step(data)
     options = CurvesOptions.checked(
         step=step, statistic=statistic, align=align, compare=compare, bands=bands, n_resamples=n_resamples,
         confidence_level=confidence_level, alpha=alpha, gamma=gamma, na_action=na_action, progress=progress,

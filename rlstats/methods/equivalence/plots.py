@@ -10,6 +10,7 @@ import numpy as np
 
 from ...format import difference_label
 from ...plotting import SMALL_FONT, panels, rows_height
+from ...vocabulary import metric_label
 
 
 #: the scopes drawn by default: each pair's across-tasks and aggregate rows (a paper's figure), its per-task rows where
@@ -80,7 +81,10 @@ def plot_intervals(result, *, ax=None, scopes=None, clip=CLIP, **kwargs):
     drawn = set(zip(rows["agent_1"], rows["agent_2"]))
     pairs = sorted(drawn, key=str)
     one = len(every) == 1
-    labels = [("" if one else f"{difference_label(a, b)}: ") + (str(t) if s == "task" else s)
+    # the aggregate by its metric (audit s38 fixc38: "aggregate" did not say it was the IQM)
+    aggregate = f"aggregate ({metric_label(result.aggregate)})" if result.aggregate else "aggregate"
+    named = {"aggregate": aggregate}
+    labels = [("" if one else f"{difference_label(a, b)}: ") + (str(t) if s == "task" else named.get(s, s))
               for a, b, t, s in zip(rows["agent_1"], rows["agent_2"], rows["task"], rows["scope"])]
     ax.set_yticks(y)
     if n:  # 0.7 of a row beyond the first and last: matplotlib's 5% margins left ~6 empty rows of 120 (audit s23 user23)
@@ -120,24 +124,30 @@ def _tasks_not_drawn(table, rows, alternative):
     """The caption's line counting the per-task tests not drawn and those of them shown beyond the margin: the
     across-tasks row is the mean of the tasks' differences, which can cancel (audit s35 claims35: Atari 100k DER vs
     DrQ drew two rows shown equivalent while 12 of its 26 tasks were shown beyond the margin); empty where every
-    per-task row is drawn or none is beyond. With several pairs the count is of the pairs' tests on their tasks."""
+    per-task test is drawn. With several pairs the count is of the pairs' tests on their tasks. (No "scopes= draws
+    them": a line longer than the figure's width wraps, and 4 pairs' 12 rows no longer held at 3.5 x 3 in.)
+
+    Audit s38 fixc38: "per task, not drawn: 2 of 6 shown beyond the margin" read as 2 of 6 rows not drawn, with none
+    of the 6 drawn; the line now counts the tests not drawn first, then those of them shown beyond the margin."""
     from ...format import count
 
     tasks = table[(table["scope"] == "task") & table["shown"].notna()]
     hidden = tasks.loc[~tasks.index.isin(rows.index)]
-    beyond = int(hidden["conclusion"].str.startswith("shown ").sum())
-    if not beyond:
+    if hidden.empty:
         return ""
+    beyond = int(hidden["conclusion"].str.startswith("shown ").sum())
     what = "beyond the margin" if alternative == "equivalence" else "inferior by more than the margin"
-    # one short line: the caption shares the figure's height with the rows (scopes= draws the tasks)
+    # one short line: the caption shares the figure's height with the rows
+    shown = f", {beyond} of them shown {what}" if beyond else f", none of them shown {what}"
     pairs = len(set(zip(hidden["agent_1"], hidden["agent_2"])))
+    of = f" of {len(tasks)}" if len(hidden) < len(tasks) else ""
     if pairs == 1:
-        return f"\nper task, not drawn: {beyond} of {len(hidden)} shown {what}"
+        return f"\nper task: {count(len(hidden), 'test')}{of} not drawn{shown}"
     # a test per pair and task, not per task (review s35 rv35a: "6 of 9" of 3 tasks read as 9 tasks)
-    tasks = hidden["task"].nunique()
-    by = "x" if pairs * tasks == len(hidden) else "on"  # pairs that share only some tasks: "3 pairs on 4 tasks"
-    return (f"\n{beyond} of {len(hidden)} per-task tests ({pairs} pairs {by} {count(tasks, 'task')}), "
-            f"not drawn, shown {what}")
+    n_tasks = hidden["task"].nunique()
+    by = "x" if pairs * n_tasks == len(hidden) else "on"  # pairs that share only some tasks: "3 pairs on 4 tasks"
+    return (f"\nper task: {count(len(hidden), 'test')}{of} ({pairs} pairs {by} {count(n_tasks, 'task')}) not drawn"
+            f"{shown}")
 
 
 def _limits(estimate, low, high, margin, clip):

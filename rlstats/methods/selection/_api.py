@@ -144,11 +144,22 @@ def _suggest(name, labels):
     return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
 
 
-def _check_agent(role, name, design):
-    if name is None:
-        what = "new agent" if role == "treatment" else "agent it is compared with"
-        raise OptionError(f"{role}= is required: name the {what}, one of {', '.join(map(repr, design.agents))}")
-    return check_agent_named(design, role, name)
+#: what each required option of selection_check() names, as its error says it
+_REQUIRED = {"treatment": "the new agent (treatment=)", "baseline": "the agent it is compared with (baseline=)",
+             "reported": "the tasks shown in the paper (reported=: a list of task names, or the name of a boolean "
+                         "column marking them)"}
+
+
+def _check_required(design, **given):
+    """Every required option left out, named in one OptionError (audit s38 fixc38: treatment=, then baseline=, then
+    reported= were refused one call at a time)."""
+    missing = [name for name, value in given.items() if value is None]
+    if not missing:
+        return
+    agents = (f"; the agents are {', '.join(map(repr, design.agents))}" if {"treatment", "baseline"} & set(missing)
+              else "")
+    raise OptionError(f"{join_and(name + '=' for name in missing)} {verb(len(missing), 'is')} required: name "
+                      f"{join_and(_REQUIRED[name] for name in missing)}{agents}")
 
 
 def _check_met(design, treatment, baseline):
@@ -223,9 +234,7 @@ def _reported_from_column(column, design):
 
 
 def _resolve_reported(reported, design, empty=frozenset()):
-    if reported is None:
-        raise OptionError("reported= is required: the list of tasks shown in the paper, or the name of a boolean "
-                          "column marking them")
+    """The reported tasks' names (``reported``, given: :func:`_check_required`)."""
     if isinstance(reported, str):
         if reported in design.extra:
             names = _reported_from_column(reported, design)
@@ -465,8 +474,10 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
                        optional_columns=(reported,) if isinstance(reported, str) else (), bounds=options.bounds)
     if not design.has_blocks:
         raise DesignError(f"the selection check compares tasks: write '{design.formula.text} | task'")
-    treatment = _check_agent("treatment", treatment, design)
-    baseline = _check_agent("baseline", baseline, design)
+    # the agents given are checked first, worded as any option naming an agent (audit s19), then every missing option
+    treatment = None if treatment is None else check_agent_named(design, "treatment", treatment)
+    baseline = None if baseline is None else check_agent_named(design, "baseline", baseline)
+    _check_required(design, treatment=treatment, baseline=baseline, reported=reported)
     if treatment == baseline:
         raise OptionError(f"treatment and baseline are both {treatment!r}; name two different agents")
     _check_met(design, treatment, baseline)
