@@ -194,9 +194,11 @@ def test_best_set_is_withheld_with_one_seed_per_configuration():
     assert len(ax.patches) == 0 and ("probabilities withheld where one of several\nconfigurations has one seed"
                                      in ax.get_title())  # s34 tune34: of several (one alone is best by construction)
     matplotlib.pyplot.close(ax.figure)
-    one = rlstats.tuning(one_sweep([[1.30]]), "score ~ agent | task/seed", config="lr", views=["best_set"],
-                         n_resamples=200, rng=0)
-    assert one.best_set()["probability_best"].tolist() == [1.0] and one.tuned()["optimism"].iloc[0] == 0.0
+    # (beside a tuned sweep: a call whose every sweep has one configuration is refused, new-user trial s38)
+    one = rlstats.tuning(pd.concat([one_sweep([[1.30]]), one_sweep([[1.3, 1.2], [1.29, 1.4]], agent="sac")]),
+                         "score ~ agent | task/seed", config="lr", views=["best_set"], n_resamples=200, rng=0)
+    assert one.best_set().set_index("agent").loc[["ppo"], "probability_best"].tolist() == [1.0]
+    assert one.tuned().set_index("agent").loc["ppo", "optimism"] == 0.0
     # two seeds in each configuration: the bootstrap sees their noise, and the probabilities are shared
     two = rlstats.tuning(one_sweep([[1.30, 1.2], [1.29, 1.4], [1.28, 1.1]]), "score ~ agent | task/seed", config="lr",
                          views=["best_set"], n_resamples=200, rng=0)

@@ -177,9 +177,14 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         ``"score ~ agent | task/tuning_run/seed"`` says that seeds are nested in tuning runs: the tuning run is then
         the configuration and the unit, as ``config="tuning_run"`` (a note says so).
     config : str or list of str, optional
-        The hyperparameter columns; each distinct combination is one configuration. None: each agent is one
-        configuration (no tuning; a note says so). For tuning *procedures* (one configuration found per tuning run,
-        then evaluated on several seeds) name the tuning-run column: the tuning run is then the unit.
+        The hyperparameter columns; each distinct combination is one configuration. For tuning *procedures* (one
+        configuration found per tuning run, then evaluated on several seeds) name the tuning-run column, or nest the
+        seeds in it in the formula: the tuning run is then the unit. A call whose every sweep (agent x task) has one
+        configuration has nothing to tune and is an error naming config= and the columns that could name the
+        configurations: None without the formula's nesting (each agent is then one configuration), or columns of one
+        value in every sweep; for agents run with one configuration each, use :func:`rlstats.bootstrap`. A sweep of
+        one configuration beside sweeps of several (a baseline run with its defaults) is kept: best by construction,
+        with a note.
     weights : str, optional
         A column of non-negative probabilities of each configuration under the complete algorithm (constant within a
         configuration); uniform when None.
@@ -323,6 +328,10 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
                        normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds,
                        run_key=tuple(config))
     sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher, data)
+    # one configuration in every sweep, config= or not (without it, seeds repeated in a sweep were refused first,
+    # naming the columns that tell its configurations apart): nothing to tune (new-user trial s38)
+    if all(sweep["sizes"].size == 1 for sweep in sweeps.values()):
+        _refuse_untuned(data, parsed, config, weights, holdout)
     # its mean over tasks adds raw scores (sensitivity normalises its own), for an agent with sweeps on every task
     if "expected_max" in views and (design.counts > 0).all(axis=0).any():
         design = _raw_scales(design, sweeps, normalize, bool(config))
@@ -331,8 +340,6 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     # number of configurations, which the Design's shape does not hold; nothing is resampled before it
     work = admit(functools.partial(cost, configurations=[s["sizes"].size for s in sweeps.values()]), design, opts,
                  max_seconds, "tuning()")
-    if not config:
-        notes.append(f"no config= columns: each {parsed.arm_word} is one configuration (nothing was tuned)")
     unit = f"configuration ({', '.join(config)})" if config else parsed.arm_word  # 'algo' of '~ algos' (words33)
     # whether any view reads resamples: the best set; the expected-max and complete views only with their bootstrap
     # options (their defaults are closed forms), so that nothing says resamples were used where none was (audit s7)
@@ -560,6 +567,76 @@ def _refuse_unnested(data, parsed, config, weights, holdout):
             "configuration")
     raise DesignError(text.format(lacking),
                       command_line=text.format(lacking and ", with a column 'task' the file lacks: add it"))
+
+
+def _refuse_untuned(data, parsed, config, weights, holdout):
+    """Every sweep (agent x task) has one configuration: nothing is selected, so the views would print a "tuned" score,
+    a best set and an expected maximum of one configuration each (new-user trial s38: 24 sweeps of the Atari agents,
+    no config=, printed as a tuning-aware evaluation). An OptionError without configurations (no config=, no tuning run
+    nested in the formula), a DesignError where the ones named hold one in every sweep; each says what declares
+    configurations, names the data's columns that could, and where to go for agents of one configuration each (as
+    Python and as the command line says it). A sweep of one configuration beside sweeps of several (a baseline run
+    with its defaults beside tuned agents) is not refused."""
+    agent, task = parsed.arm_word, parsed.block_word
+    formula = f"{parsed.response} ~ {parsed.groups} | {parsed.blocks}"
+    runs = f"{formula}{'' if parsed.outer is None else '/' + parsed.outer}/{parsed.replicate}"
+    found = _configuration_columns(data, parsed, {*config, *(c for c in (weights, holdout) if c is not None)})
+    if found:
+        could = (f"the data's {fmt.plural('column', len(found))} that {fmt.verb(len(found), 'varies')} between "
+                 f"{fmt.a_or_an(agent)}'s runs on {fmt.a_or_an(task)} and could name them: "
+                 + ("config={}" if len(found) == 1 else "config={} (or those of them that do)"))
+        shown = (repr(found[0]) if len(found) == 1 else repr(found),
+                 found[0] if len(found) == 1 else "[" + ",".join(map(repr, found)) + "]")
+        could_python, could_command = could.format(shown[0]), could.replace("config={}", "-o \"config={}\"").format(
+            shown[1])
+    else:
+        could_python = could_command = (f"these data have no column besides the formula's that varies between the "
+                                        f"runs of {fmt.a_or_an(agent)} on {fmt.a_or_an(task)}")
+    other = (f"to compare {fmt.plural(agent)} run with one configuration each, use rlstats.bootstrap(df, '{runs}') or "
+             f"rlstats.compare(df, '{formula}')")
+    other_command = (f"to compare {fmt.plural(agent)} run with one configuration each, run rlstats compare FILE "
+                     f"'{runs}' --method bootstrap, or rlstats compare FILE '{formula}'")
+    if not config:
+        text = (f"tuning() has nothing to tune: without config= each {agent} is one configuration, so every sweep "
+                f"({agent} x {task}) has one and none is selected. Name the hyperparameter columns with config= (each "
+                f"distinct combination of their values is a configuration), or nest the seeds in tuning runs, "
+                f"'{formula}/tuning_run/{parsed.replicate}'; {{}}; {{}}")
+        raise OptionError(text.format(could_python, other), command_line=text.replace(
+            "with config=", "with -o config=").format(could_command, other_command))
+    if parsed.outer is not None:
+        named = f"the formula's '{parsed.outer}' ('| {parsed.blocks}/{parsed.outer}/{parsed.replicate}')"
+        way = (f"nest the seeds in a column whose levels differ between the configurations of a sweep, or write "
+               f"'{formula}/{parsed.replicate}' with config= naming the hyperparameter columns")
+    else:
+        named = f"config={config[0]!r}" if len(config) == 1 else f"config={list(config)!r}"
+        way = "name with config= the columns whose values differ between the configurations of a sweep"
+    text = (f"{named} holds one configuration in every sweep ({agent} x {task}): each {agent} ran with one "
+            f"configuration on each {task}, so tuning() has nothing to select; {way} ({{}}); {{}}")
+    raise DesignError(text.format(could_python, other),
+                      command_line=text.replace("config=", "-o config=").format(could_command, other_command))
+
+
+def _configuration_columns(data, parsed, skip=()):
+    """The data's columns outside the formula (and ``skip``) that could name configurations: within some sweep
+    (agent x task) they take several values, and within every sweep some value is shared by several runs (a column
+    of one number per run, a score's spread, is no configuration)."""
+    keys = [parsed.blocks, parsed.groups]
+    skip = {*keys, *skip, parsed.replicate, *parsed.response_columns}
+    if parsed.outer is not None:
+        skip.add(parsed.outer)
+    grouped = data.groupby(keys, observed=True, sort=False)
+    rows = grouped.size()
+    out = []
+    for column in data.columns:
+        if not isinstance(column, str) or column in skip:
+            continue
+        try:
+            values = grouped[column].nunique(dropna=False)
+        except TypeError:  # unhashable cells (dicts of settings)
+            continue
+        if (values > 1).any() and (values < rows.reindex(values.index)).all():
+            out.append(column)
+    return out
 
 
 def _nested_level(parsed, config):
