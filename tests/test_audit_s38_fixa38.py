@@ -4,6 +4,8 @@
    evaluation" of 24 sweeps of one configuration each, nothing tuned: now an error naming config= and the formula's
    nesting, and what to run instead. A sweep of one configuration beside sweeps of several (a baseline run with its
    defaults beside tuned agents) still runs.
+2. best_set() returned every configuration with a chance (3 rows of 40, 1 in the set) beside "best set of 1": it
+   returns the set; best_set(runners_up=True) the configurations with a smaller chance too.
 """
 
 import re
@@ -14,7 +16,7 @@ import pandas as pd
 import pytest
 
 import rlstats
-from conftest import lr_sweep
+from conftest import load_dataset, lr_sweep, one_sweep
 from rlstats.errors import DesignError, OptionError
 
 FORMULA = "score ~ agent | task/seed"
@@ -82,3 +84,44 @@ def test_one_configuration_beside_tuned_sweeps_still_runs():
         res = rlstats.tuning(df, FORMULA, config="lr", views=["best_set"], n_resamples=100, rng=0)
     assert res.n_configs.tolist() == [[3, 1], [3, 1]]
     assert any("each have one configuration, so each is best by construction" in n for n in res.notes)
+
+
+# ---- 2. best_set() returns the best set ------------------------------------------------------------------------------
+
+def _close_runner_up():
+    """One sweep of 6 configurations, 4 seeds each (N(0, 1) plus 2, 1, 0.9, 0, 0, 0): lr=0 is the best set alone,
+    lr=1 best in 3% of the resamples (a runner-up), the other 4 never."""
+    rng = np.random.default_rng(0)
+    return one_sweep(rng.normal(size=(6, 4)) + np.array([2.0, 1.0, 0.9, 0, 0, 0])[:, None])
+
+
+def test_best_set_returns_the_set_and_runners_up_on_request():
+    res = rlstats.tuning(_close_runner_up(), FORMULA, config="lr", views=["best_set"], n_resamples=200, rng=0)
+    best, every = res.best_set(), res.best_set(runners_up=True)
+    assert best["config"].tolist() == ["lr=0"] and best["in_best_set"].all()
+    assert int(res.tuned()["n_best_set"].iloc[0]) == len(best) and "best set of 1;" in str(res)
+    # the runner-up: best or tied in 6 of the 200 resamples, under the threshold, so outside the set
+    assert every["config"].tolist() == ["lr=0", "lr=1"] and every["in_best_set"].tolist() == [True, False]
+    assert every["probability_best_or_tied"].tolist() == [0.97, 0.03]
+    assert every["in_best_set"].tolist() == (every["probability_best_or_tied"] >= res.threshold).tolist()
+    pd.testing.assert_frame_equal(every[every["in_best_set"]].reset_index(drop=True), best)
+    assert [n for n in res.notes if n.startswith("best_set() lists")] == [
+        "best_set() lists the 1 configuration in the best set (1 of the 6 configurations); best_set(runners_up=True) "
+        "adds the 1 other best or tied for best in some resample but in fewer than 0.05 of them; the 4 others (in ppo "
+        "on ant) were never best or tied for best in any of the 200 resamples (probability 0)"]
+    with pytest.raises(OptionError, match="runners_up must be True or False, got 'yes'"):
+        res.best_set(runners_up="yes")
+
+
+@pytest.mark.slow
+def test_best_set_of_the_trial_landscape(mirror):
+    """The trial: 40 configurations of learning-rate_angle-weight (10 seeds each); best_set() gave 3 rows beside "best
+    set of 1" (1.1 s CPU to load the landscapes: slow; the reduced case above runs by default)."""
+    land = load_dataset("hpo_landscapes")
+    sweep = land[(land["landscape"] == "learning-rate_angle-weight") & (land["config"] < 40)].assign(agent="PPO")
+    res = rlstats.tuning(sweep, FORMULA, config=["hyperparameter", "reward_weight"], views=["best_set"], rng=0)
+    assert len(res.best_set()) == 1 and "best set of 1;" in str(res) and len(res.best_set(runners_up=True)) == 3
+    assert ("best_set() lists the 1 configuration in the best set (1 of the 40 configurations); "
+            "best_set(runners_up=True) adds the 2 others best or tied for best in some resample but in fewer than 0.05 "
+            "of them; the 37 others (in PPO on LunarLander) were never best or tied for best in any of the 2,000 "
+            "resamples (probability 0)") in res.notes

@@ -366,7 +366,9 @@ def _run(call, df, transform):
     for view in ("expected_max", "best_set", "tuned", "complete", "sensitivity", "dimensions"):
         if getattr(out, "config_columns", ()):  # tuning's views (those computed)
             try:
-                parts[view] = getattr(out, view)()
+                # every configuration with a chance (the set alone would change its rows with the resamples that move
+                # a member across the threshold: new-user s38)
+                parts[view] = getattr(out, view)(**({"runners_up": True} if view == "best_set" else {}))
             except rlstats.OptionError:
                 pass
     return parts

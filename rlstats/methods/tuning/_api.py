@@ -29,7 +29,7 @@ from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
 from ._backend import BACKENDS
-from ._result import TuningResult, by_construction_text, left_out, one_configuration_sweeps, sweep_names
+from ._result import TuningResult, best_set_note, by_construction_text, one_configuration_sweeps, sweep_names
 from . import plots
 
 if TYPE_CHECKING:
@@ -126,9 +126,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       there, with a note naming such configurations (leave them out of the data to rank the others; a sweep of one
       configuration selects nothing and keeps them: its configuration is best by construction, probability 1 and
       optimism 0 whatever its seeds, which a note, the table's key and the plot (a hatched bar) say, not a measured
-      probability). ``best_set()`` lists the configurations best or tied for best in some resample and each sweep's
-      selected one, with both shares (``probability_best``, ties shared; ``probability_best_or_tied``, which the
-      set reads, and the plot's bars); a note counts those left out and says why.
+      probability). ``best_set()`` lists the configurations in the best set, as many as the print's "best set of n",
+      with both shares (``probability_best``, ties shared; ``probability_best_or_tied``, which the set reads, and the
+      plot's bars); ``best_set(runners_up=True)`` adds those best or tied for best in some resample but fewer than
+      ``threshold`` of them, and a selected configuration outside its set; a note counts those left out and says
+      why.
       Ties: the selected configuration is the first
       with the largest mean in configuration order; in a resample where configurations tie for the best bootstrap
       mean, the optimism is measured from the tied configuration with the largest mean in the data (the smallest
@@ -1182,7 +1184,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     sizes = {(design.agents[a], design.tasks[t]): int(sweep["sizes"].size) for (t, a), sweep in sweeps.items()}
     single = one_configuration_sweeps(best, sizes)
     notes += ["best_set(): " + by_construction_text(single)] if single else []
-    notes += [text for text in left_out(best, sizes, n_resamples)[2:] if text]
+    notes += [text for text in (best_set_note(best, sizes, n_resamples, threshold),) if text]
     selected_runs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for row in tuned:
         selected_runs[design.tasks.index(row["task"]), design.agents.index(row["agent"])] = row["n_runs"]

@@ -90,7 +90,8 @@ def plot_best_set(result, *, ax=None, **kwargs):
     single = np.array([sizes[a, t] == 1 for a, t in zip(best["agent"], best["task"])], dtype=bool)
     reached, ties_shared = (best[c].to_numpy(float) for c in ("probability_best_or_tied", "probability_best"))
     sharing = np.abs(reached - ties_shared) > 1e-12  # ties shared there: its shared probability is less than its bar
-    # configurations never best or tied in any resample, which best_set() leaves out (audit s34 tune34: unsaid)
+    # configurations never best or tied in any resample, which best_set() leaves out, with runners_up=True too (audit
+    # s34 tune34: unsaid)
     never = sum(sizes.values()) - len(table) - sum(
         sizes[key] - len(rows) for key, rows in table.groupby(["agent", "task"], sort=False)
         if rows["probability_best"].isna().all())
@@ -101,7 +102,7 @@ def plot_best_set(result, *, ax=None, **kwargs):
             ["hatched: a sweep's only configuration, 1 by construction"] if single[:n].any() else []) + (
             ["probabilities withheld where one of several\nconfigurations has one seed (see the notes)"]
             if withheld else []) + (
-            [f"{n} of {len(chances)} shown (best_set() lists all)"] if len(chances) > n else []) + (
+            [f"{n} of {len(chances)} shown (best_set(runners_up=True) lists all)"] if len(chances) > n else []) + (
             [f"{fmt.count(never, 'configuration')} never best (left out)"] if never else [])
 
     def height(n):  # the own figure's height for the first n rows
