@@ -6,6 +6,9 @@
    defaults beside tuned agents) still runs.
 2. best_set() returned every configuration with a chance (3 rows of 40, 1 in the set) beside "best set of 1": it
    returns the set; best_set(runners_up=True) the configurations with a smaller chance too.
+3. Configuration labels printed as the floats' reprs ("hyperparameter=1.873817422860383e-05"): the print, LaTeX,
+   plots and notes say each floating-point hyperparameter at the fewest significant digits (3 or more) that keep its
+   values apart over every configuration (``config_digits``); the tables and tidy() keep the data's texts.
 """
 
 import re
@@ -125,3 +128,56 @@ def test_best_set_of_the_trial_landscape(mirror):
             "best_set(runners_up=True) adds the 2 others best or tied for best in some resample but in fewer than 0.05 "
             "of them; the 37 others (in PPO on LunarLander) were never best or tied for best in any of the 2,000 "
             "resamples (probability 0)") in res.notes
+    # finding 3 on the same data: the labels at the digits that keep each column's 40 values apart
+    assert res.config_digits == {"hyperparameter": _fewest_digits(sweep["hyperparameter"]),
+                                 "reward_weight": _fewest_digits(sweep["reward_weight"])} == \
+        {"hyperparameter": 3, "reward_weight": 3}
+    assert "PPO on LunarLander: hyperparameter=1.87e-05, reward_weight=0 selected of 40" in str(res)
+
+
+# ---- 3. configuration labels at the digits that keep them apart ----------------------------------------------------
+
+def _float_sweep():
+    """Two float hyperparameters as a grid writes them (np.logspace, np.linspace), and an integer one: lr's values
+    1.8738e-05 and 1.8745e-05 agree to 3 digits, so lr needs 4; reward_weight's are apart at 3."""
+    rng = np.random.default_rng(0)
+    lr = [1.873817422860383e-05, 1.8745e-05, 4.328761281083062e-05]
+    weight = [0.0, 8.282828282828282, 2.121212121212121]
+    rows = [("ppo", "lunar", a, w, batch, s, 100.0 * (i == 0) + rng.normal())
+            for i, (a, w) in enumerate(zip(lr, weight)) for batch in (64, 128) for s in range(3)]
+    return pd.DataFrame(rows, columns=["agent", "task", "lr", "reward_weight", "batch", "seed", "score"])
+
+
+def _fewest_digits(values, least=3):
+    """An independent count: the fewest %g digits (least or more) that print the distinct values apart."""
+    distinct = sorted(set(values))
+    return next(d for d in range(least, 18) if len({f"{v:.{d}g}" for v in distinct}) == len(distinct))
+
+
+def test_configuration_labels_print_at_the_digits_that_keep_them_apart():
+    df = _float_sweep()
+    res = rlstats.tuning(df, FORMULA, config=["lr", "reward_weight", "batch"], views=["best_set"],
+                         n_resamples=200, rng=0)
+    assert res.config_digits == {"lr": _fewest_digits(df["lr"]), "reward_weight": _fewest_digits(df["reward_weight"])}
+    assert res.config_digits == {"lr": 4, "reward_weight": 3}  # the integer column as written
+    full = "lr=1.873817422860383e-05, reward_weight=0.0, batch=64"
+    assert res.tuned()["config"].tolist() == [full]  # the tables and tidy() keep the data's texts
+    assert res.tidy()["config"].tolist() == [full]
+    text = str(res)
+    assert "ppo on lunar: lr=1.874e-05, reward_weight=0, batch=64 selected of 6" in text and full not in text
+    latex = res.to_latex()
+    assert "lr=1.874e$-$05, reward\\_weight=0, batch=64" in latex and "1.873817422860383" not in latex
+    # every configuration's label printed apart (lr=1.874e-05 and 1.8745e-05 read 1.87e-05 alike at 3 digits)
+    labels = {res.config_label(f"lr={a!r}, reward_weight={w!r}, batch={b}")
+              for a, w, b in df[["lr", "reward_weight", "batch"]].drop_duplicates().itertuples(index=False)}
+    assert len(labels) == 6 and "lr=1.874e-05, reward_weight=0, batch=64" in labels
+    assert "lr=4.329e-05, reward_weight=2.12, batch=64" in labels
+
+
+def test_one_seed_note_names_configurations_as_printed():
+    df = _float_sweep().query("not (lr > 4e-05 and seed > 0)")  # one configuration's seeds cut to one
+    res = rlstats.tuning(df, FORMULA, config=["lr", "reward_weight", "batch"], views=["best_set"], n_resamples=200,
+                         rng=0)
+    (note,) = [n for n in res.notes if n.startswith("best-set probabilities")]
+    assert note.endswith("(configurations of one seed: ppo on lunar: 'lr=4.329e-05, reward_weight=2.12, batch=128', "
+                         "'lr=4.329e-05, reward_weight=2.12, batch=64')")

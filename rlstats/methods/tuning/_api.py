@@ -330,6 +330,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
                        normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds,
                        run_key=tuple(config))
     sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher, data)
+    digits = _label_digits(design, config)  # the printed labels' (new-user trial s38)
     # one configuration in every sweep, config= or not (without it, seeds repeated in a sweep were refused first,
     # naming the columns that tell its configurations apart): nothing to tune (new-user trial s38)
     if all(sweep["sizes"].size == 1 for sweep in sweeps.values()):
@@ -359,7 +360,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         if "best_set" in views:
             tables["best_set"], tables["tuned"] = _best_set(design, sweeps, labels, ss, n_resamples, threshold, level,
                                                            sign, holdout is not None, notes, opts.tuned_lower,
-                                                           opts.engine)
+                                                           opts.engine, shown=functools.partial(
+                                                               plots.short_label, columns=config, digits=digits))
         if "expected_max" in views or "complete" in views:
             em, complete, runs = _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views,
                                                   notes, weights is not None, parsed, opts.band, opts.engine,
@@ -384,7 +386,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         options={"config": list(config), "weights": weights, "holdout": holdout, **opts.record()},
         seed=seed_record, agents=design.agents, tasks=design.tasks, config_columns=tuple(config), unit=unit,
         views=tuple(views), n_configs=n_configs, confidence_level=level, threshold=threshold,
-        n_resamples=n_resamples if resampled else None, tables=tables, not_computed_why=why,
+        n_resamples=n_resamples if resampled else None, tables=tables, not_computed_why=why, config_digits=digits,
     )
 
 
@@ -1012,6 +1014,18 @@ def _raw_scales(design, sweeps, normalize, configured):
     return dataclasses.replace(design, notes=(*design.notes, *caution)) if caution else design
 
 
+def _label_digits(design, config):
+    """For each floating-point ``config`` column, the fewest significant digits (3 or more) that keep its values apart
+    over every configuration of the data (:func:`rlstats.format.digits_apart`): the printed labels' ("lr=1.87e-05",
+    not "lr=1.873817422860383e-05"; new-user trial s38); a column of integers, texts or other values as written."""
+    out = {}
+    for column in config:
+        values = pd.Series(design.extra[column])
+        if pd.api.types.is_float_dtype(values.dtype):
+            out[column] = fmt.digits_apart(values.to_numpy(dtype=float, na_value=np.nan))
+    return out
+
+
 def _text_ordered_levels(values):
     """``(codes, texts)`` of a config column: one level per distinct value (0 and 0.0 are one setting, as pandas'
     equality has it), named by the first in sorted order of its values' texts (not the first met: the rows' order
@@ -1095,7 +1109,7 @@ def _sweep_best_set(n_resamples, job):
 
 
 def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, has_holdout, notes, lower="pooled",
-              where=1):
+              where=1, shown=str):
     from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import time
 
     rows, tuned = [], []
@@ -1111,7 +1125,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     seeded = verdict("tuning", fewest, outputs=["best_set"], agents=design.agents, tasks=design.tasks,
                      words=design.words)
     unseen = seeded.mask("best_set", fewest.shape)
-    notes += [_one_seed_named(line, design, sweeps, labels, unseen) for line in seeded.lines]
+    notes += [_one_seed_named(line, design, sweeps, labels, unseen, shown) for line in seeded.lines]
     wider = []  # the sweeps whose tuned interval takes the pooled spread (audit s35 claims35)
     for ((t, a), sweep), (probability, best_resampled, winner, reached) in zip(sweeps.items(), drawn):
         means, spread = _spread(sweep)
@@ -1202,14 +1216,16 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     return best.reset_index(drop=True), tuned
 
 
-def _one_seed_named(line, design, sweeps, labels, unseen):
-    """The best-set note with the configurations of one seed named, per sweep (a few, then how many more)."""
+def _one_seed_named(line, design, sweeps, labels, unseen, shown=str):
+    """The best-set note with the configurations of one seed named, per sweep (a few, then how many more), each
+    label as ``shown`` prints it."""
     if not line.startswith("best-set probabilities"):
         return line
     named = []
     for (t, a), sweep in sweeps.items():
         if unseen[t, a]:
-            ones = [labels[i] for i in sweep["ids"][sweep["sizes"] == 1]]
+            # the first 5 as printed (fmt.listed counts the rest)
+            ones = [shown(labels[i]) if k < 5 else "" for k, i in enumerate(sweep["ids"][sweep["sizes"] == 1])]
             named.append(f"{design.agents[a]} on {design.tasks[t]}: {fmt.listed(map(repr, ones), 5)}")
     return f"{line} (configurations of one seed: {sweep_names(named, 5)})"
 

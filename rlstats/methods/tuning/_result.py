@@ -51,6 +51,10 @@ class TuningResult(Result):
     not_computed_why : dict of str -> str
         The note saying why a view asked for was not computed, or why a default view was left out for these data
         (sensitivity over a replicate level), by view (the result's own, never a note of the data that reads alike).
+    config_digits : dict of str -> int
+        For each floating-point ``config_columns`` column, the fewest significant digits (3 or more) that keep its
+        values apart over every configuration of the data: the print, the LaTeX tables, the plots and the notes show
+        its values at them ("lr=1.87e-05"); the tables, tidy() and to_dict() keep the labels as the data write them.
     """
 
     agents: tuple[str, ...]
@@ -64,6 +68,7 @@ class TuningResult(Result):
     n_resamples: int | None
     tables: dict[str, pd.DataFrame]
     not_computed_why: dict[str, str] = dataclasses.field(default_factory=dict)
+    config_digits: dict[str, int] = dataclasses.field(default_factory=dict)
 
     _plot_kinds: ClassVar[dict] = {"best_set": plots.plot_best_set, "expected_max": plots.plot_expected_max,
                                    "complete": plots.plot_complete, "sensitivity": plots.plot_sensitivity}
@@ -177,7 +182,8 @@ class TuningResult(Result):
                               f"{_interval(row.conf_low, row.conf_high, wanting=wanting, among=tuned)}")
                 chose = "is" if row.n_configs == 1 else f"selected of {fmt.integer(row.n_configs)},"
                 own = _level(row.mean_selected, row.estimate, row.conf_low, row.conf_high, among=tuned)
-                text = f"  {row.agent} on {row.task}: {row.config} {chose} {chosen} (its own mean {own})"
+                text = (f"  {row.agent} on {row.task}: {self.config_label(row.config)} {chose} {chosen} (its own "
+                        f"mean {own})")
                 if "heldout_estimate" in tuned.columns:
                     text += _held_out_text(row, tuned)
                 lines.append(text)
@@ -224,6 +230,11 @@ class TuningResult(Result):
                       for r in sens.itertuples()]
         return lines
 
+    def config_label(self, config: str) -> str:
+        """A configuration's label as printed: each floating-point setting at the digits of ``config_digits`` (new-user
+        trial s38: "hyperparameter=1.873817422860383e-05, reward_weight=8.282828282828282")."""
+        return plots.short_label(str(config), self.config_columns, self.config_digits)
+
     def _sweep_sizes(self):
         """(agent, task) -> the configurations of its sweep (those with runs)."""
         return {(agent, task): int(self.n_configs[t, a]) for t, task in enumerate(self.tasks)
@@ -254,16 +265,17 @@ class TuningResult(Result):
         return {table: fmt.sentence_start(key) + "." for table, key in self._summary_keys(label).items()}
 
     def summary(self) -> Summary:
-        """The full tables; in LaTeX each configuration's values with the fewest significant digits (4 or more) that
-        keep the table's configurations apart (fig37: "hyperparameter=0.8121212121212121" made a table 774 pt wide),
-        as the best-set plot labels its bars. The print, markdown, HTML and tidy() keep them as the data write them."""
+        """The full tables; in LaTeX each configuration's values at ``config_digits`` (fig37:
+        "hyperparameter=0.8121212121212121" made a table 774 pt wide), as the print says them and the best-set plot
+        labels its bars. The markdown, HTML and tidy() keep them as the data write them."""
         import functools
 
         summary = super().summary()
         for name, table in summary.tables.items():
             if "config" not in table.columns or not self.config_columns:
                 continue
-            settings = plots.short_settings([str(c) for c in table["config"]], self.config_columns)
+            settings = plots.short_settings([str(c) for c in table["config"]], self.config_columns,
+                                            self.config_digits)
             short = table.assign(config=[", ".join(lines) for lines in settings])
             if short["config"].equals(table["config"].astype(str)):
                 continue
@@ -494,6 +506,6 @@ def _short_latex(table, digits, caption, **layout):
     """:meth:`TuningResult.summary`'s LaTeX of a table whose configurations are shortened, its caption saying so."""
     from ...format import table_latex
 
-    caption += (" Configurations' values with the fewest significant digits (4 or more) that keep them apart; "
-                "tidy() has them in full.")
+    caption += (" Configurations' values with the fewest significant digits (3 or more) that keep each "
+                "hyperparameter's values apart; tidy() has them in full.")
     return table_latex(table, digits, caption=caption, **layout)
