@@ -45,6 +45,11 @@ def test_no_configurations_is_an_error_naming_config_and_the_nesting(atari):
     # the data hold no column that could name the configurations, and the way on for agents of one configuration each
     assert "these data have no column besides the formula's that varies between the runs of an agent on a task" in text
     assert "rlstats.bootstrap(df, 'score ~ agent | task/seed')" in text
+    # as the command line says it: -o config= throughout, and the bootstrap as a command
+    command = info.value.command_line
+    assert command.startswith("tuning() has nothing to tune: without -o config= each agent is one configuration")
+    assert "with -o config= (each distinct" in command and "rlstats compare FILE 'score ~ agent | task/seed' --method " \
+        "bootstrap" in command and "rlstats.bootstrap" not in command
     pd.testing.assert_frame_equal(sub, before)  # the caller's frame unchanged
 
 

@@ -605,8 +605,8 @@ def _refuse_untuned(data, parsed, config, weights, holdout):
                 f"({agent} x {task}) has one and none is selected. Name the hyperparameter columns with config= (each "
                 f"distinct combination of their values is a configuration), or nest the seeds in tuning runs, "
                 f"'{formula}/tuning_run/{parsed.replicate}'; {{}}; {{}}")
-        raise OptionError(text.format(could_python, other), command_line=text.replace(
-            "with config=", "with -o config=").format(could_command, other_command))
+        raise OptionError(text.format(could_python, other),
+                          command_line=text.replace("config=", "-o config=").format(could_command, other_command))
     if parsed.outer is not None:
         named = f"the formula's '{parsed.outer}' ('| {parsed.blocks}/{parsed.outer}/{parsed.replicate}')"
         way = (f"nest the seeds in a column whose levels differ between the configurations of a sweep, or write "
