@@ -94,7 +94,7 @@ def test_best_set_plot_says_when_it_leaves_bars_out():
     # every configuration's runs overlap its neighbours', so each sweep keeps 2 to 3 configurations with a chance
     df["score"] += np.tile([0.0, 1.5, -1.5], len(df) // 3)
     res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["best_set"], n_resamples=200, rng=0)
-    shown = res.best_set()
+    shown = res.best_set(runners_up=True)  # every configuration with a chance (best_set(): the sets', new-user s38)
     chances = int((shown["probability_best"] > 0).sum())
     assert chances > 30
     ax = res.plot(kind="best_set")
@@ -194,9 +194,11 @@ def test_best_set_is_withheld_with_one_seed_per_configuration():
     assert len(ax.patches) == 0 and ("probabilities withheld where one of several\nconfigurations has one seed"
                                      in ax.get_title())  # s34 tune34: of several (one alone is best by construction)
     matplotlib.pyplot.close(ax.figure)
-    one = rlstats.tuning(one_sweep([[1.30]]), "score ~ agent | task/seed", config="lr", views=["best_set"],
-                         n_resamples=200, rng=0)
-    assert one.best_set()["probability_best"].tolist() == [1.0] and one.tuned()["optimism"].iloc[0] == 0.0
+    # (beside a tuned sweep: a call whose every sweep has one configuration is refused, new-user trial s38)
+    one = rlstats.tuning(pd.concat([one_sweep([[1.30]]), one_sweep([[1.3, 1.2], [1.29, 1.4]], agent="sac")]),
+                         "score ~ agent | task/seed", config="lr", views=["best_set"], n_resamples=200, rng=0)
+    assert one.best_set().set_index("agent").loc[["ppo"], "probability_best"].tolist() == [1.0]
+    assert one.tuned().set_index("agent").loc["ppo", "optimism"] == 0.0
     # two seeds in each configuration: the bootstrap sees their noise, and the probabilities are shared
     two = rlstats.tuning(one_sweep([[1.30, 1.2], [1.29, 1.4], [1.28, 1.1]]), "score ~ agent | task/seed", config="lr",
                          views=["best_set"], n_resamples=200, rng=0)

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import caught
+from conftest import caught, contract_frame
 
 import rlstats
 
@@ -78,9 +78,10 @@ def test_equivalence_says_no_tasks_were_aggregated_where_no_pair_shares_two_task
 def test_tuning_says_no_tasks_were_aggregated_where_no_agent_ran_every_task():
     """Agent A on tasks 1-2 and agent B on tasks 3-4: tuning gives no mean over tasks for either agent (its note
     says so), yet it warned and noted "scores of 4 tasks were aggregated on their own scales"."""
-    df = _cells(rlstats.datasets.simulate(agents=2, tasks=4, seeds=3, rng=0),
+    # two learning rates a sweep (contract_frame): each agent one configuration is refused (new-user trial s38)
+    df = _cells(contract_frame("tuning", rlstats.datasets.simulate(agents=2, tasks=4, seeds=4, rng=0)),
                 [(A, "task_01"), (A, "task_02"), (B, "task_03"), (B, "task_04")])
-    res, said = caught(lambda: rlstats.tuning(df, "score ~ agent | task/seed", n_resamples=200, rng=0))
+    res, said = caught(lambda: rlstats.tuning(df, "score ~ agent | task/seed", config="lr", n_resamples=200, rng=0))
     assert any("no mean over tasks" in n for n in res.notes), res.notes
     assert not _raw(res.notes), res.notes
     assert not [s for s in said if "aggregated on their own scales" in s]
@@ -166,11 +167,11 @@ def test_tuning_paragraph_says_its_sweeps_are_of_the_cells_with_runs():
     """Agent A on tasks 1-2 and agent B on tasks 3-4: the paragraph said "2 agents on 4 tasks over 4 sweeps (one per
     agent and task)", which reads as 8; the 4 sweeps are of the agent-task cells with runs.  A complete design keeps
     its words."""
-    df = _cells(rlstats.datasets.simulate(agents=2, tasks=4, seeds=3, rng=0),
+    df = _cells(contract_frame("tuning", rlstats.datasets.simulate(agents=2, tasks=4, seeds=4, rng=0)),
                 [(A, "task_01"), (A, "task_02"), (B, "task_03"), (B, "task_04")])
-    text = rlstats.tuning(df, "score ~ agent | task/seed", n_resamples=200, rng=0).report()
+    text = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", n_resamples=200, rng=0).report()
     assert "over 4 sweeps (one per agent and task with runs)" in text, text[:300]
-    full = rlstats.datasets.simulate(agents=2, tasks=2, seeds=3, rng=0)
+    full = contract_frame("tuning", rlstats.datasets.simulate(agents=2, tasks=2, seeds=4, rng=0))
     with pytest.warns(UserWarning, match="aggregated on their own scales"):
-        text = rlstats.tuning(full, "score ~ agent | task/seed", n_resamples=200, rng=0).report()
+        text = rlstats.tuning(full, "score ~ agent | task/seed", config="lr", n_resamples=200, rng=0).report()
     assert "over 4 sweeps (one per agent and task) of" in text, text[:300]

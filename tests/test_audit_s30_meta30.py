@@ -54,7 +54,7 @@ import pytest
 
 import rlstats
 import test_metamorphic as M
-from conftest import simulated_curves
+from conftest import contract_frame, simulated_curves
 from rlstats.methods import DECLARATIONS
 
 
@@ -99,6 +99,7 @@ def _reference(transform):
 
 #: case -> (data, call(df, transform))
 CASES = {name: (_curves if declared.reads_curves else _runs, _backend(name)) for name, declared in DECLARATIONS.items()}
+CASES["tuning"] = (lambda: contract_frame("tuning", _runs()), CASES["tuning"][1])  # its config='lr' (new-user s38)
 CASES.update({
     "rank_test_monte_carlo": (_runs, lambda df, t: rlstats.skillings_mack(df, "score ~ agent | task",
                                                                          pvalue="monte_carlo", n_resamples=100, rng=1)),
@@ -123,6 +124,9 @@ LABEL_KEYED = {
                     "conclusion", "df", "n_shown"),
     "bayes": ("p_better", "p_rope", "p_worse", "pseudo_median", "estimate", "conf_low", "conf_high"),
     "rank_test_monte_carlo": ("p_value", "pvalue_mc_se"),
+    # a sweep's resamples keyed by its agent's and task's names: the tuned score is corrected by its resampled optimism
+    # (the contract case tunes two configurations a sweep since new-user trial s38; its intervals' ends do not move)
+    "tuning": ("estimate",),
 }
 
 

@@ -58,7 +58,7 @@ def test_best_set_two_line_labels_apart_on_callers_axes(procedures, width):
         table = procedures.tables["best_set"]
         chances = int((table["probability_best"] > 0).sum())  # 29, 27 since curvestream33's draws: random, read
         assert 1 <= shown < chances
-        assert f"{shown} of {chances} shown (best_set() lists all)" in ax.get_title()
+        assert f"{shown} of {chances} shown (best_set(runners_up=True) lists all)" in ax.get_title()
     finally:
         plt.close(fig)
 

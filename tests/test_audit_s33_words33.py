@@ -91,9 +91,12 @@ def test_pooled_tasks_refusal_and_tuning_unit_say_one_game_and_algo():
         "data contain 3 levels (column 'games'), each with runs of two or more algos, but the formula 'ret ~ algos' "
         "has no blocking term, so they would be pooled at their own scales; use 'ret ~ algos | games', filter the "
         "data to one game (pass subset=\"games in ['g0']\" to rlstats.compare)")
-    res = _quiet(lambda: rlstats.tuning(df, "ret ~ algos | games/seeds", views=["best_set"], n_resamples=100, rng=0))
-    assert "no config= columns: each algo is one configuration (nothing was tuned)" in res.notes
-    assert "the unit is the algo: seeds ('seeds') are nested in it and resampled only within it" in res.notes
+    # without config= each algo is one configuration: nothing to tune, refused in the data's words (new-user trial s38)
+    with pytest.raises(rlstats.errors.OptionError) as info:
+        rlstats.tuning(df, "ret ~ algos | games/seeds", views=["best_set"], n_resamples=100, rng=0)
+    assert str(info.value).startswith("tuning() has nothing to tune: without config= each algo is one configuration, "
+                                      "so every sweep (algo x game) has one")
+    assert "rlstats.bootstrap(df, 'ret ~ algos | games/seeds')" in str(info.value)
 
 
 def test_count_of_one_says_the_singular():

@@ -188,10 +188,10 @@ def test_left_out_configurations_are_counted():
     rs = [[300, 320, 310, 330], [305, 290, 335, 300], [100, 110, 90, 105], [50, 60, 55, 40], [320, 300, 310, 315]]
     res = _tune(_sweeps({"rs": rs, "base": [[305.0, 300.0]]}), views=["best_set"])
     best = res.best_set()
-    assert len(best) == 4  # 3 of rs's 5, base's 1
+    assert len(best) == 4 and best.equals(res.best_set(runners_up=True))  # 3 of rs's 5, base's 1: all in the sets
     said = [n for n in res.notes if n.startswith("best_set() lists")]
-    assert said == ["best_set() lists 4 of the 6 configurations: the 2 others (in rs on lunar) were never best or "
-                    "tied for best in any of the 400 resamples (probability 0)"]
+    assert said == ["best_set() lists the 4 configurations in the best sets (4 of the 6 configurations); the 2 others "
+                    "(in rs on lunar) were never best or tied for best in any of the 400 resamples (probability 0)"]
     latex = res.to_latex()
     caption = latex[latex.index("hyperparameter sweep: best set."):]
     assert "lists 4 of the 6 configurations" in caption[:caption.index("\\end{table")]
@@ -212,9 +212,13 @@ def test_one_configuration_on_real_sweeps(mirror_root):
     one = pd.concat([one, ppo[ppo["procedure"] == "hpo=dehb, rpo=rs, return"]]).drop_duplicates()
     res = _tune(one, views=["best_set"], n_resamples=2000)
     best = res.best_set()
+    assert len(best) == 6 and len(res.best_set(runners_up=True)) == 7  # one of rs's configurations outside its set
     base = best[best["agent"] == "hpo=base, rpo=base, return"].iloc[0]
     assert base["probability_best"] == 1.0 and base["n_runs"] == 1
     assert any(n.startswith("best_set(): hpo=base, rpo=base, return on lunar has one configuration, so it is best by "
                             "construction") for n in res.notes)
-    assert ("best_set() lists 7 of the 21 configurations: 2 (in hpo=dehb, rpo=rs, return on lunar) were never best or "
-            "tied for best in any of the 2,000 resamples (probability 0); 12 (in ") in " ".join(res.notes)
+    assert ("best_set() lists the 3 configurations in the best sets and the selected one in each of the 3 sweeps whose "
+            "probabilities are withheld (6 of the 21 configurations); best_set(runners_up=True) adds the 1 other best "
+            "or tied for best in some resample but in fewer than 0.05 of them; of the 14 others, 2 (in hpo=dehb, "
+            "rpo=rs, return on lunar) were never best or tied for best in any of the 2,000 resamples (probability 0); "
+            "12 (in ") in " ".join(res.notes)

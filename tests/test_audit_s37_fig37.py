@@ -132,8 +132,9 @@ def test_tuning_best_set_plot_is_at_most_a_page_high():
     height = ax.figure.get_size_inches()[1]
     assert height <= 9.0  # before: 13.4 in for 30 bars of three lines
     shown = len(ax.get_yticks())
-    chances = int((res.best_set()["probability_best"] > 0).sum())
-    assert shown < 30 and f"{shown} of {chances} shown (best_set() lists all)" in ax.get_title().replace("\n", " ")
+    chances = int((res.best_set(runners_up=True)["probability_best"] > 0).sum())
+    assert shown < 30 and f"{shown} of {chances} shown (best_set(runners_up=True) lists all)" in \
+        ax.get_title().replace("\n", " ")
 
 
 def test_tuning_latex_prints_configurations_with_the_digits_that_tell_them_apart():
@@ -143,10 +144,11 @@ def test_tuning_latex_prints_configurations_with_the_digits_that_tell_them_apart
     full = str(tuned["config"].iloc[0])
     assert len(full.split(", ")[0]) > len("hyperparameter=0.80000")  # as the data write it, in the tables
     latex = res.to_latex()
-    short = ", ".join(rlstats.methods.tuning.plots.short_settings([full], res.config_columns)[0])
+    short = res.config_label(full)  # at the digits the print shows it (new-user trial s38: 3 or more)
     assert short.split(", ")[0].startswith("hyperparameter=0.") and len(short) < len(full)
     assert short.replace("_", "\\_") in latex and full.replace("_", "\\_") not in latex
-    assert "fewest significant digits (4 or more) that keep them apart; tidy() has them in full" in latex
+    assert ("fewest significant digits (3 or more) that keep each hyperparameter's values apart; tidy() has them in "
+            "full") in latex
     assert full in str(res.summary()) and full in set(res.tidy()["config"])  # nowhere else changed
 
 

@@ -18,7 +18,7 @@ from rlstats.methods import DECLARATIONS, METHODS, Backend, PowerRule
 from rlstats.plotting import PAGE_WIDTH
 from rlstats.vocabulary import unknown_columns
 
-from conftest import drawable_plots
+from conftest import contract_frame, drawable_plots
 
 # How to call each back end on simulated data: its declared contract case (formula, options).
 CASES = {name: declared.contract for name, declared in DECLARATIONS.items()}
@@ -33,7 +33,7 @@ SMALLEST_FONT = 7.0
 def simulated(method=None):
     if method in CURVE_METHODS:
         return rlstats.datasets.simulate_curves(agents=3, tasks=4, seeds=3, steps=5, effect=0.5, rng=0)
-    return rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=0)
+    return contract_frame(method, rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=0))
 
 
 def test_every_back_end_declares_every_part():

@@ -8,6 +8,7 @@ import re
 import pytest
 
 import rlstats
+from conftest import contract_frame
 from rlstats.methods import DECLARATIONS, METHODS
 
 
@@ -19,7 +20,7 @@ def _data(name):
     if DECLARATIONS[name].reads_curves:
         df = rlstats.datasets.simulate_curves(agents=3, tasks=4, seeds=3, steps=5, effect=0.5, rng=0)
     else:
-        df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=0)
+        df = contract_frame(name, rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=0))
     agents = df["agent"].astype(str)
     return df.assign(agent=agents.where(agents != "agent_2", ODD))  # agent_1 and agent_3: named by the cases
 

@@ -310,29 +310,35 @@ def test_rank_tests_and_the_mixed_model_need_no_replication():
     assert not any("withheld" in n for n in res.notes)
 
 
+def _two_configurations(seeds):
+    """Two learning rates a sweep, ``seeds`` seeds each (each agent one configuration is refused: new-user s38)."""
+    return pd.concat([rlstats.datasets.simulate(agents=3, tasks=3, seeds=seeds, effect=1.0, rng=rng).assign(lr=lr)
+                      for rng, lr in ((0, 0.001), (1, 0.01))], ignore_index=True)
+
+
 def test_tuning_withholds_intervals_from_one_seed():
-    df = rlstats.datasets.simulate(agents=3, tasks=3, seeds=1, effect=1.0, rng=0)
-    res = rlstats.tuning(df, FORMULA, n_resamples=200, rng=0)
+    df = _two_configurations(1)
+    res = rlstats.tuning(df, FORMULA, config="lr", n_resamples=200, rng=0)
     for table in ("tuned", "expected_max", "complete"):
         assert res.tables[table][["conf_low", "conf_high"]].isna().all().all(), table
     assert ("tuned-score intervals are withheld in every sweep: they need at least 2 seeds in the selected "
             "configuration, and in every sweep the selected configuration has one seed; add seeds to the selected "
             "configuration") in res.notes
-    assert "[NaN" not in str(res) and "(no interval: too few seeds)" in str(res)
+    # (a configuration of one seed beside another: the best set and the tuned score are withheld, not printed as NaN)
+    assert "[NaN" not in str(res) and "best set withheld; tuned score withheld" in str(res)
     assert not any("measured at" in n for n in res.notes)  # no calibration row for a band that is not printed
     # the two-stage complete interval needs seeds; the default one configurations ([calibration: tuning complete]):
-    # each agent is one configuration here, so it is withheld whatever the seeds
-    two = rlstats.tuning(rlstats.datasets.simulate(agents=3, tasks=3, seeds=2, effect=1.0, rng=0), FORMULA,
-                         n_resamples=200, rng=0, complete_interval="two_stage")
+    # each sweep has 2 configurations here, so it is withheld whatever the seeds
+    two = rlstats.tuning(_two_configurations(2), FORMULA, config="lr", n_resamples=200, rng=0,
+                         complete_interval="two_stage")
     for table in ("tuned", "expected_max", "complete"):
         assert two.tables[table][["conf_low", "conf_high"]].notna().all().all(), table
     assert not any("withheld" in n for n in two.notes)
-    default = rlstats.tuning(rlstats.datasets.simulate(agents=3, tasks=3, seeds=2, effect=1.0, rng=0), FORMULA,
-                             n_resamples=200, rng=0)
+    default = rlstats.tuning(_two_configurations(2), FORMULA, config="lr", n_resamples=200, rng=0)
     assert default.tables["complete"][["conf_low", "conf_high"]].isna().all().all()
     assert [n for n in default.notes if "withheld" in n] == [
         "complete-algorithm intervals are withheld in every sweep: they need at least 30 configurations (in effect "
-        "with weights=: 1 / the sum of squared weight shares), and every sweep has one configuration; add "
+        "with weights=: 1 / the sum of squared weight shares), and every sweep has 2 configurations; add "
         "configurations drawn from the hyperparameter distribution (with fewer, the spread of a few configurations' "
         "means misses skewed landscapes; the estimate stands)"]
 

@@ -99,7 +99,7 @@ gamma = land[land["landscape"] == "gamma_distance-weight"].assign(agent="ppo")
 sweep = rlstats.tuning(gamma, "score ~ agent | task/seed", config="config", views=["best_set", "expected_max"],
                        n_resamples=COUNTS["N_RESAMPLES"], budgets=[1, 2, 5, 10, 20, 50, 100, 1000, 10_000], rng=0)
 print(sweep)
-sweep.best_set().head(10)
+sweep.best_set(runners_up=True).head(10)  # the set and the configurations with a smaller chance
 
 # %%
 ax = sweep.plot(kind="expected_max")

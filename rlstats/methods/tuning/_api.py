@@ -29,7 +29,7 @@ from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
 from ._backend import BACKENDS
-from ._result import TuningResult, by_construction_text, left_out, one_configuration_sweeps, sweep_names
+from ._result import TuningResult, best_set_note, by_construction_text, one_configuration_sweeps, sweep_names
 from . import plots
 
 if TYPE_CHECKING:
@@ -126,9 +126,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       there, with a note naming such configurations (leave them out of the data to rank the others; a sweep of one
       configuration selects nothing and keeps them: its configuration is best by construction, probability 1 and
       optimism 0 whatever its seeds, which a note, the table's key and the plot (a hatched bar) say, not a measured
-      probability). ``best_set()`` lists the configurations best or tied for best in some resample and each sweep's
-      selected one, with both shares (``probability_best``, ties shared; ``probability_best_or_tied``, which the
-      set reads, and the plot's bars); a note counts those left out and says why.
+      probability). ``best_set()`` lists the configurations in the best set, as many as the print's "best set of n",
+      with both shares (``probability_best``, ties shared; ``probability_best_or_tied``, which the set reads, and the
+      plot's bars); ``best_set(runners_up=True)`` adds those best or tied for best in some resample but fewer than
+      ``threshold`` of them, and a selected configuration outside its set; a note counts those left out and says
+      why.
       Ties: the selected configuration is the first
       with the largest mean in configuration order; in a resample where configurations tie for the best bootstrap
       mean, the optimism is measured from the tied configuration with the largest mean in the data (the smallest
@@ -177,9 +179,14 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         ``"score ~ agent | task/tuning_run/seed"`` says that seeds are nested in tuning runs: the tuning run is then
         the configuration and the unit, as ``config="tuning_run"`` (a note says so).
     config : str or list of str, optional
-        The hyperparameter columns; each distinct combination is one configuration. None: each agent is one
-        configuration (no tuning; a note says so). For tuning *procedures* (one configuration found per tuning run,
-        then evaluated on several seeds) name the tuning-run column: the tuning run is then the unit.
+        The hyperparameter columns; each distinct combination is one configuration. For tuning *procedures* (one
+        configuration found per tuning run, then evaluated on several seeds) name the tuning-run column, or nest the
+        seeds in it in the formula: the tuning run is then the unit. A call whose every sweep (agent x task) has one
+        configuration has nothing to tune and is an error naming config= and the columns that could name the
+        configurations: None without the formula's nesting (each agent is then one configuration), or columns of one
+        value in every sweep; for agents run with one configuration each, use :func:`rlstats.bootstrap`. A sweep of
+        one configuration beside sweeps of several (a baseline run with its defaults) is kept: best by construction,
+        with a note.
     weights : str, optional
         A column of non-negative probabilities of each configuration under the complete algorithm (constant within a
         configuration); uniform when None.
@@ -323,6 +330,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
                        normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds,
                        run_key=tuple(config))
     sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher, data)
+    digits = _label_digits(design, config)  # the printed labels' (new-user trial s38)
+    # one configuration in every sweep, config= or not (without it, seeds repeated in a sweep were refused first,
+    # naming the columns that tell its configurations apart): nothing to tune (new-user trial s38)
+    if all(sweep["sizes"].size == 1 for sweep in sweeps.values()):
+        _refuse_untuned(data, parsed, config, weights, holdout)
     # its mean over tasks adds raw scores (sensitivity normalises its own), for an agent with sweeps on every task
     if "expected_max" in views and (design.counts > 0).all(axis=0).any():
         design = _raw_scales(design, sweeps, normalize, bool(config))
@@ -331,8 +343,6 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     # number of configurations, which the Design's shape does not hold; nothing is resampled before it
     work = admit(functools.partial(cost, configurations=[s["sizes"].size for s in sweeps.values()]), design, opts,
                  max_seconds, "tuning()")
-    if not config:
-        notes.append(f"no config= columns: each {parsed.arm_word} is one configuration (nothing was tuned)")
     unit = f"configuration ({', '.join(config)})" if config else parsed.arm_word  # 'algo' of '~ algos' (words33)
     # whether any view reads resamples: the best set; the expected-max and complete views only with their bootstrap
     # options (their defaults are closed forms), so that nothing says resamples were used where none was (audit s7)
@@ -350,7 +360,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         if "best_set" in views:
             tables["best_set"], tables["tuned"] = _best_set(design, sweeps, labels, ss, n_resamples, threshold, level,
                                                            sign, holdout is not None, notes, opts.tuned_lower,
-                                                           opts.engine)
+                                                           opts.engine, shown=functools.partial(
+                                                               plots.short_label, columns=config, digits=digits))
         if "expected_max" in views or "complete" in views:
             em, complete, runs = _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views,
                                                   notes, weights is not None, parsed, opts.band, opts.engine,
@@ -375,7 +386,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         options={"config": list(config), "weights": weights, "holdout": holdout, **opts.record()},
         seed=seed_record, agents=design.agents, tasks=design.tasks, config_columns=tuple(config), unit=unit,
         views=tuple(views), n_configs=n_configs, confidence_level=level, threshold=threshold,
-        n_resamples=n_resamples if resampled else None, tables=tables, not_computed_why=why,
+        n_resamples=n_resamples if resampled else None, tables=tables, not_computed_why=why, config_digits=digits,
     )
 
 
@@ -560,6 +571,76 @@ def _refuse_unnested(data, parsed, config, weights, holdout):
             "configuration")
     raise DesignError(text.format(lacking),
                       command_line=text.format(lacking and ", with a column 'task' the file lacks: add it"))
+
+
+def _refuse_untuned(data, parsed, config, weights, holdout):
+    """Every sweep (agent x task) has one configuration: nothing is selected, so the views would print a "tuned" score,
+    a best set and an expected maximum of one configuration each (new-user trial s38: 24 sweeps of the Atari agents,
+    no config=, printed as a tuning-aware evaluation). An OptionError without configurations (no config=, no tuning run
+    nested in the formula), a DesignError where the ones named hold one in every sweep; each says what declares
+    configurations, names the data's columns that could, and where to go for agents of one configuration each (as
+    Python and as the command line says it). A sweep of one configuration beside sweeps of several (a baseline run
+    with its defaults beside tuned agents) is not refused."""
+    agent, task = parsed.arm_word, parsed.block_word
+    formula = f"{parsed.response} ~ {parsed.groups} | {parsed.blocks}"
+    runs = f"{formula}{'' if parsed.outer is None else '/' + parsed.outer}/{parsed.replicate}"
+    found = _configuration_columns(data, parsed, {*config, *(c for c in (weights, holdout) if c is not None)})
+    if found:
+        could = (f"the data's {fmt.plural('column', len(found))} that {fmt.verb(len(found), 'varies')} between "
+                 f"{fmt.a_or_an(agent)}'s runs on {fmt.a_or_an(task)} and could name them: "
+                 + ("config={}" if len(found) == 1 else "config={} (or those of them that do)"))
+        shown = (repr(found[0]) if len(found) == 1 else repr(found),
+                 found[0] if len(found) == 1 else "[" + ",".join(map(repr, found)) + "]")
+        could_python, could_command = could.format(shown[0]), could.replace("config={}", "-o \"config={}\"").format(
+            shown[1])
+    else:
+        could_python = could_command = (f"these data have no column besides the formula's that varies between the "
+                                        f"runs of {fmt.a_or_an(agent)} on {fmt.a_or_an(task)}")
+    other = (f"to compare {fmt.plural(agent)} run with one configuration each, use rlstats.bootstrap(df, '{runs}') or "
+             f"rlstats.compare(df, '{formula}')")
+    other_command = (f"to compare {fmt.plural(agent)} run with one configuration each, run rlstats compare FILE "
+                     f"'{runs}' --method bootstrap, or rlstats compare FILE '{formula}'")
+    if not config:
+        text = (f"tuning() has nothing to tune: without config= each {agent} is one configuration, so every sweep "
+                f"({agent} x {task}) has one and none is selected. Name the hyperparameter columns with config= (each "
+                f"distinct combination of their values is a configuration), or nest the seeds in tuning runs, "
+                f"'{formula}/tuning_run/{parsed.replicate}'; {{}}; {{}}")
+        raise OptionError(text.format(could_python, other),
+                          command_line=text.replace("config=", "-o config=").format(could_command, other_command))
+    if parsed.outer is not None:
+        named = f"the formula's '{parsed.outer}' ('| {parsed.blocks}/{parsed.outer}/{parsed.replicate}')"
+        way = (f"nest the seeds in a column whose levels differ between the configurations of a sweep, or write "
+               f"'{formula}/{parsed.replicate}' with config= naming the hyperparameter columns")
+    else:
+        named = f"config={config[0]!r}" if len(config) == 1 else f"config={list(config)!r}"
+        way = "name with config= the columns whose values differ between the configurations of a sweep"
+    text = (f"{named} holds one configuration in every sweep ({agent} x {task}): each {agent} ran with one "
+            f"configuration on each {task}, so tuning() has nothing to select; {way} ({{}}); {{}}")
+    raise DesignError(text.format(could_python, other),
+                      command_line=text.replace("config=", "-o config=").format(could_command, other_command))
+
+
+def _configuration_columns(data, parsed, skip=()):
+    """The data's columns outside the formula (and ``skip``) that could name configurations: within some sweep
+    (agent x task) they take several values, and within every sweep some value is shared by several runs (a column
+    of one number per run, a score's spread, is no configuration)."""
+    keys = [parsed.blocks, parsed.groups]
+    skip = {*keys, *skip, parsed.replicate, *parsed.response_columns}
+    if parsed.outer is not None:
+        skip.add(parsed.outer)
+    grouped = data.groupby(keys, observed=True, sort=False)
+    rows = grouped.size()
+    out = []
+    for column in data.columns:
+        if not isinstance(column, str) or column in skip:
+            continue
+        try:
+            values = grouped[column].nunique(dropna=False)
+        except TypeError:  # unhashable cells (dicts of settings)
+            continue
+        if (values > 1).any() and (values < rows.reindex(values.index)).all():
+            out.append(column)
+    return out
 
 
 def _nested_level(parsed, config):
@@ -933,6 +1014,18 @@ def _raw_scales(design, sweeps, normalize, configured):
     return dataclasses.replace(design, notes=(*design.notes, *caution)) if caution else design
 
 
+def _label_digits(design, config):
+    """For each floating-point ``config`` column, the fewest significant digits (3 or more) that keep its values apart
+    over every configuration of the data (:func:`rlstats.format.digits_apart`): the printed labels' ("lr=1.87e-05",
+    not "lr=1.873817422860383e-05"; new-user trial s38); a column of integers, texts or other values as written."""
+    out = {}
+    for column in config:
+        values = pd.Series(design.extra[column])
+        if pd.api.types.is_float_dtype(values.dtype):
+            out[column] = fmt.digits_apart(values.to_numpy(dtype=float, na_value=np.nan))
+    return out
+
+
 def _text_ordered_levels(values):
     """``(codes, texts)`` of a config column: one level per distinct value (0 and 0.0 are one setting, as pandas'
     equality has it), named by the first in sorted order of its values' texts (not the first met: the rows' order
@@ -1016,7 +1109,7 @@ def _sweep_best_set(n_resamples, job):
 
 
 def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, has_holdout, notes, lower="pooled",
-              where=1):
+              where=1, shown=str):
     from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import time
 
     rows, tuned = [], []
@@ -1032,7 +1125,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     seeded = verdict("tuning", fewest, outputs=["best_set"], agents=design.agents, tasks=design.tasks,
                      words=design.words)
     unseen = seeded.mask("best_set", fewest.shape)
-    notes += [_one_seed_named(line, design, sweeps, labels, unseen) for line in seeded.lines]
+    notes += [_one_seed_named(line, design, sweeps, labels, unseen, shown) for line in seeded.lines]
     wider = []  # the sweeps whose tuned interval takes the pooled spread (audit s35 claims35)
     for ((t, a), sweep), (probability, best_resampled, winner, reached) in zip(sweeps.items(), drawn):
         means, spread = _spread(sweep)
@@ -1105,7 +1198,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     sizes = {(design.agents[a], design.tasks[t]): int(sweep["sizes"].size) for (t, a), sweep in sweeps.items()}
     single = one_configuration_sweeps(best, sizes)
     notes += ["best_set(): " + by_construction_text(single)] if single else []
-    notes += [text for text in left_out(best, sizes, n_resamples)[2:] if text]
+    notes += [text for text in (best_set_note(best, sizes, n_resamples, threshold),) if text]
     selected_runs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for row in tuned:
         selected_runs[design.tasks.index(row["task"]), design.agents.index(row["agent"])] = row["n_runs"]
@@ -1123,14 +1216,16 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     return best.reset_index(drop=True), tuned
 
 
-def _one_seed_named(line, design, sweeps, labels, unseen):
-    """The best-set note with the configurations of one seed named, per sweep (a few, then how many more)."""
+def _one_seed_named(line, design, sweeps, labels, unseen, shown=str):
+    """The best-set note with the configurations of one seed named, per sweep (a few, then how many more), each
+    label as ``shown`` prints it."""
     if not line.startswith("best-set probabilities"):
         return line
     named = []
     for (t, a), sweep in sweeps.items():
         if unseen[t, a]:
-            ones = [labels[i] for i in sweep["ids"][sweep["sizes"] == 1]]
+            # the first 5 as printed (fmt.listed counts the rest)
+            ones = [shown(labels[i]) if k < 5 else "" for k, i in enumerate(sweep["ids"][sweep["sizes"] == 1])]
             named.append(f"{design.agents[a]} on {design.tasks[t]}: {fmt.listed(map(repr, ones), 5)}")
     return f"{line} (configurations of one seed: {sweep_names(named, 5)})"
 

@@ -114,8 +114,10 @@ BACKENDS = (
         result=f"{_HERE}._result:TuningResult",
         options=f"{_HERE}._api:TuningOptions",
         citations=("dodge2019", "jordan2020", "patterson2024", "adkins2024"),
-        # the contract data have no hyperparameter column: each agent is one configuration there
-        contract=("score ~ agent | task/seed", {"n_resamples": 200}),
+        # its configurations are named by config= (each agent one configuration is refused: nothing to tune, new-user
+        # trial s38): the contract tests give the simulated runs a learning rate 'lr' of two values a sweep
+        # (tests/conftest.py, contract_frame)
+        contract=("score ~ agent | task/seed", {"n_resamples": 200, "config": "lr"}),
         # seeds stay nested in their configuration or tuning run ('| task/tuning_run/seed'): never averaged first
         reads_nesting=True,
         # its cell is an agent's sweep on a task, and its intervals resample seeds within a configuration: the runs

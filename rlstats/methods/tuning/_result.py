@@ -10,6 +10,7 @@ import pandas as pd
 
 from ... import format as fmt
 from ...errors import OptionError
+from ...options import check_bool
 from ..._typing import ColumnNames
 from ...results import Result, Summary, resultclass
 from . import plots
@@ -42,13 +43,18 @@ class TuningResult(Result):
         The bootstrap resamples the views read; None when none does (the expected-max and complete views' default
         intervals are closed forms).
     tables : dict of str -> DataFrame or None
-        ``best_set`` (one row per configuration with a chance of being best, and the selected one), ``tuned`` (one
+        ``best_set`` (one row per configuration with a chance of being best, and the selected one: ``best_set()``
+        returns the best set's rows, ``best_set(runners_up=True)`` all), ``tuned`` (one
         row per agent and task: the selected configuration, the tuned score corrected for selection and its
         interval, the held-out estimate), ``expected_max``, ``complete``, ``complete_runs``, ``sensitivity``,
         ``dimensions``; read them through the view methods.
     not_computed_why : dict of str -> str
         The note saying why a view asked for was not computed, or why a default view was left out for these data
         (sensitivity over a replicate level), by view (the result's own, never a note of the data that reads alike).
+    config_digits : dict of str -> int
+        For each floating-point ``config_columns`` column, the fewest significant digits (3 or more) that keep its
+        values apart over every configuration of the data: the print, the LaTeX tables, the plots and the notes show
+        its values at them ("lr=1.87e-05"); the tables, tidy() and to_dict() keep the labels as the data write them.
     """
 
     agents: tuple[str, ...]
@@ -62,6 +68,7 @@ class TuningResult(Result):
     n_resamples: int | None
     tables: dict[str, pd.DataFrame]
     not_computed_why: dict[str, str] = dataclasses.field(default_factory=dict)
+    config_digits: dict[str, int] = dataclasses.field(default_factory=dict)
 
     _plot_kinds: ClassVar[dict] = {"best_set": plots.plot_best_set, "expected_max": plots.plot_expected_max,
                                    "complete": plots.plot_complete, "sensitivity": plots.plot_sensitivity}
@@ -104,13 +111,22 @@ class TuningResult(Result):
         tasks), without and with replacement, with pointwise bands (``band=``)."""
         return self._table("expected_max", "expected_max")
 
-    def best_set(self) -> pd.DataFrame:
-        """Each configuration's probability of being best under the bootstrap of the selection (ties shared) and its
-        share of resamples best or tied for best (``probability_best_or_tied``, which decides the best set), for
-        those above 0 and the selected one (a note counts the others), whether it is in the best set (missing where a
-        configuration of one seed withholds the sweep's probabilities; in a sweep of one configuration, True by
-        construction) and whether it was selected."""
-        return self._table("best_set", "best_set")
+    def best_set(self, *, runners_up: bool = False) -> pd.DataFrame:
+        """The configurations in the best set of each sweep: best or tied for best in at least ``threshold`` of the
+        resamples (``probability_best_or_tied``), with their probability of being best under the bootstrap of the
+        selection (``probability_best``, ties shared), their mean, spread and seeds, and whether each was selected;
+        a sweep's rows are as many as the printed "best set of n" says (none where the set is empty). Where a
+        configuration of one seed withholds a sweep's probabilities, its selected configuration, ``in_best_set``
+        missing; in a sweep of one configuration, that configuration (True by construction).
+
+        ``runners_up=True`` adds the configurations outside the set that were best or tied for best in some resample
+        (``in_best_set`` False) and a selected configuration outside its set: every configuration with a chance, as
+        the summary's table and the plot show them. A note counts the configurations each leaves out and says why.
+        """
+        table = self._table("best_set", "best_set")
+        if check_bool("runners_up", runners_up):
+            return table
+        return table[table["in_best_set"].astype("boolean").fillna(True).to_numpy(dtype=bool)].reset_index(drop=True)
 
     def tuned(self) -> pd.DataFrame:
         """Per agent and task: the selected configuration, the tuned score corrected for the selection with its
@@ -166,7 +182,8 @@ class TuningResult(Result):
                               f"{_interval(row.conf_low, row.conf_high, wanting=wanting, among=tuned)}")
                 chose = "is" if row.n_configs == 1 else f"selected of {fmt.integer(row.n_configs)},"
                 own = _level(row.mean_selected, row.estimate, row.conf_low, row.conf_high, among=tuned)
-                text = f"  {row.agent} on {row.task}: {row.config} {chose} {chosen} (its own mean {own})"
+                text = (f"  {row.agent} on {row.task}: {self.config_label(row.config)} {chose} {chosen} (its own "
+                        f"mean {own})")
                 if "heldout_estimate" in tuned.columns:
                     text += _held_out_text(row, tuned)
                 lines.append(text)
@@ -213,6 +230,11 @@ class TuningResult(Result):
                       for r in sens.itertuples()]
         return lines
 
+    def config_label(self, config: str) -> str:
+        """A configuration's label as printed: each floating-point setting at the digits of ``config_digits`` (new-user
+        trial s38: "hyperparameter=1.873817422860383e-05, reward_weight=8.282828282828282")."""
+        return plots.short_label(str(config), self.config_columns, self.config_digits)
+
     def _sweep_sizes(self):
         """(agent, task) -> the configurations of its sweep (those with runs)."""
         return {(agent, task): int(self.n_configs[t, a]) for t, task in enumerate(self.tasks)
@@ -243,16 +265,17 @@ class TuningResult(Result):
         return {table: fmt.sentence_start(key) + "." for table, key in self._summary_keys(label).items()}
 
     def summary(self) -> Summary:
-        """The full tables; in LaTeX each configuration's values with the fewest significant digits (4 or more) that
-        keep the table's configurations apart (fig37: "hyperparameter=0.8121212121212121" made a table 774 pt wide),
-        as the best-set plot labels its bars. The print, markdown, HTML and tidy() keep them as the data write them."""
+        """The full tables; in LaTeX each configuration's values at ``config_digits`` (fig37:
+        "hyperparameter=0.8121212121212121" made a table 774 pt wide), as the print says them and the best-set plot
+        labels its bars. The markdown, HTML and tidy() keep them as the data write them."""
         import functools
 
         summary = super().summary()
         for name, table in summary.tables.items():
             if "config" not in table.columns or not self.config_columns:
                 continue
-            settings = plots.short_settings([str(c) for c in table["config"]], self.config_columns)
+            settings = plots.short_settings([str(c) for c in table["config"]], self.config_columns,
+                                            self.config_digits)
             short = table.assign(config=[", ".join(lines) for lines in settings])
             if short["config"].equals(table["config"].astype(str)):
                 continue
@@ -452,10 +475,37 @@ def left_out(best, sizes, n_resamples, what="best_set()"):
     return listed, total, head + "; ".join(f"{n:,} {why}" for n, why in parts)
 
 
+def best_set_note(best, sizes, n_resamples, threshold):
+    """The note of what :meth:`TuningResult.best_set` lists of the sweeps' configurations (``best``, the best-set table
+    of every configuration with a chance and the selected ones; ``sizes``: (agent, task) -> configurations): those in
+    the best sets (and the selected one where the probabilities are withheld), what ``runners_up=True`` adds, and
+    why the others are in neither (None where it lists them all). New-user trial s38: best_set() returned 3 rows of
+    the 40 configurations, 1 in the set, beside "best set of 1" and "best_set() lists 3 of the 40"."""
+    marks = best["in_best_set"].astype("boolean")
+    members, held = int(marks.fillna(False).sum()), int(marks.isna().sum())
+    runners, total = len(best) - members - held, int(sum(sizes.values()))
+    if members + held == total:
+        return None
+    listed = ([f"the {fmt.count(members, 'configuration')} in the best {'set' if len(sizes) == 1 else 'sets'}"]
+              if members else []) + (
+        [f"the selected one in each of the {fmt.count(held, 'sweep')} whose probabilities are withheld"] if held else [])
+    text = (f"best_set() lists {' and '.join(listed)} ({members + held:,} of the {total:,} configurations)" if listed
+            else f"best_set() lists no configuration: {'the best set is' if len(sizes) == 1 else 'every best set is'} "
+                 f"empty (none best or tied for best in >= {fmt.signif(threshold)} of the resamples)")
+    if runners:
+        text += (f"; best_set(runners_up=True) adds the {fmt.count(runners, 'other')} best or tied for best in some "
+                 f"resample but in fewer than {fmt.signif(threshold)} of them")
+    reasons = left_out(best, sizes, n_resamples, "best_set(runners_up=True)")[2]
+    if reasons is None:
+        return text
+    reasons = reasons.partition(": ")[2]  # "the 37 others ...", or "2 (in ...) ...; 12 (in ...) ..." (two reasons)
+    return text + "; " + (reasons if reasons.startswith("the ") else f"of the {total - len(best):,} others, {reasons}")
+
+
 def _short_latex(table, digits, caption, **layout):
     """:meth:`TuningResult.summary`'s LaTeX of a table whose configurations are shortened, its caption saying so."""
     from ...format import table_latex
 
-    caption += (" Configurations' values with the fewest significant digits (4 or more) that keep them apart; "
-                "tidy() has them in full.")
+    caption += (" Configurations' values with the fewest significant digits (3 or more) that keep each "
+                "hyperparameter's values apart; tidy() has them in full.")
     return table_latex(table, digits, caption=caption, **layout)

@@ -90,7 +90,8 @@ def plot_best_set(result, *, ax=None, **kwargs):
     single = np.array([sizes[a, t] == 1 for a, t in zip(best["agent"], best["task"])], dtype=bool)
     reached, ties_shared = (best[c].to_numpy(float) for c in ("probability_best_or_tied", "probability_best"))
     sharing = np.abs(reached - ties_shared) > 1e-12  # ties shared there: its shared probability is less than its bar
-    # configurations never best or tied in any resample, which best_set() leaves out (audit s34 tune34: unsaid)
+    # configurations never best or tied in any resample, which best_set() leaves out, with runners_up=True too (audit
+    # s34 tune34: unsaid)
     never = sum(sizes.values()) - len(table) - sum(
         sizes[key] - len(rows) for key, rows in table.groupby(["agent", "task"], sort=False)
         if rows["probability_best"].isna().all())
@@ -101,7 +102,7 @@ def plot_best_set(result, *, ax=None, **kwargs):
             ["hatched: a sweep's only configuration, 1 by construction"] if single[:n].any() else []) + (
             ["probabilities withheld where one of several\nconfigurations has one seed (see the notes)"]
             if withheld else []) + (
-            [f"{n} of {len(chances)} shown (best_set() lists all)"] if len(chances) > n else []) + (
+            [f"{n} of {len(chances)} shown (best_set(runners_up=True) lists all)"] if len(chances) > n else []) + (
             [f"{fmt.count(never, 'configuration')} never best (left out)"] if never else [])
 
     def height(n):  # the own figure's height for the first n rows
@@ -156,7 +157,7 @@ def _bar_labels(result, rows):
     # one line per hyperparameter: a sweep's "name=value, ..." on one line is wider than the figure, which then has
     # no room left for the bars; values with the digits that tell them apart (floats in full overlapped at one
     # column's width, audit s11); what the bars' sweeps share heads the figure, what differs labels each bar
-    settings = short_settings([str(c) for c in rows["config"]], result.config_columns)
+    settings = short_settings([str(c) for c in rows["config"]], result.config_columns, result.config_digits)
     sweeps, shared = _sweep_labels(rows)
     # without config= each agent is its one configuration, named by the agent, which the sweep's name says already
     # (audit s24: "agent_1 / task_02\nagent_1"; s25: the title's agent again on the bar of one sweep)
@@ -175,30 +176,40 @@ def _sweep_labels(rows):
     return labels, " / ".join(str(rows[column].iloc[0]) for column in ("agent", "task") if column not in varies)
 
 
-def short_settings(configs, columns):
+def short_settings(configs, columns, digits):
     """Each configuration label ("lr=0.0012345678, gamma=0.99", of the hyperparameter ``columns`` in order) as its
-    lines of settings, numbers with the fewest significant digits (4 or more) that keep the labels apart."""
+    lines of settings, each number of a column of ``digits`` (column -> significant digits: the result's
+    ``config_digits``, the fewest, 3 or more, that keep that column's values apart over every configuration of the
+    data) at those digits; other settings as written."""
+    import math
     import re
 
     from ...format import signif
 
     # cut where the next column's "name=" follows, not at every ", ": a value may hold one ("[64, 64]", audit s19)
     whole = re.compile(", ".join(f"({re.escape(str(c))})(=)(.*?)" for c in columns) + "$", re.DOTALL)
-    split = []
+
+    def short(name, value):
+        if name not in digits:
+            return value
+        try:
+            number = float(value)
+        except ValueError:
+            return value  # a setting that is no number
+        return signif(number, digits[name]) if math.isfinite(number) else value
+
+    shown = []
     for config in configs:
         found = whole.match(config) if columns else None
-        split.append([found.group(i, i + 1, i + 2) for i in range(1, 3 * len(columns), 3)] if found
-                     else [("", "", config)])  # a label of no configuration (an agent's name): one line as it is
-    for digits in (4, 6, 8, 12, None):
-        def short(value):
-            try:
-                return value if digits is None else signif(float(value), digits)
-            except ValueError:
-                return value  # a setting that is no number
-        shown = [[f"{name}{eq}{short(value) if eq else value}" for name, eq, value in parts] for parts in split]
-        if len({tuple(lines) for lines in shown}) == len(set(configs)):
-            return shown
+        parts = ([found.group(i, i + 2) for i in range(1, 3 * len(columns), 3)] if found
+                 else [(None, config)])  # a label of no configuration (an agent's name): one line as it is
+        shown.append([config if name is None else f"{name}={short(name, value)}" for name, value in parts])
     return shown
+
+
+def short_label(config, columns, digits):
+    """A configuration's label as the print says it: :func:`short_settings` on one line."""
+    return ", ".join(short_settings([config], columns, digits)[0])
 
 
 def plot_complete(result, *, ax=None, **kwargs):
