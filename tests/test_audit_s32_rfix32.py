@@ -97,12 +97,13 @@ def _balanced(agents, tasks, runs, seed=0):
 @pytest.mark.parametrize("agents, tasks, runs, said", [
     (3, 4, 3, "3 agents x 4 tasks x 3 runs per cell, is one of those measured"),
     (4, 7, 2, "4 agents x 7 tasks x 2 runs per cell, lies within that range but was not itself measured"),
-    (6, 4, 1, "6 agents x 4 tasks x 1 run per cell, lies outside that range: its size there was not measured"),
+    (9, 4, 1, "9 agents x 4 tasks x 1 run per cell, lies outside that range: its size there was not measured"),
     (3, 60, 2, "3 agents x 60 tasks x 2 runs per cell, lies outside that range: its size there was not measured")])
 def test_f3_chi_squared_reason_places_the_design(agents, tasks, runs, said):
-    """The 97 measured designs are complete and balanced, 3-5 agents x 3-50 tasks (3, 4, 5, 6, 8, 10, 12, 16, 20, 30,
-    40, 50) x 1-3 runs per cell (test_audit_s31_autocal31): 3 x 4 x 3 is one, 4 x 7 x 2 lies between two of its task
-    counts, 6 agents and 60 tasks lie outside it."""
+    """The measured designs are complete and balanced, 3-8 agents x 3-50 tasks (3, 4, 5, 6, 8, 10, 12, 16, 20, 26, 30,
+    40, 50) x 1, 2, 3, 5, 10 or 20 runs per cell (audit s38 sm38, which added 6-8 agents, 26 tasks and 5-20 runs to
+    test_audit_s31_autocal31's 97): 3 x 4 x 3 is one, 4 x 7 x 2 lies between two of its task counts, 9 agents (6
+    before sm38) and 60 tasks lie outside it."""
     res = rlstats.skillings_mack(_balanced(agents, tasks, runs), "score ~ agent | task" + ("/seed" if runs > 1 else ""),
                                  progress=False)
     assert res.pvalue_method == "asymptotic"
