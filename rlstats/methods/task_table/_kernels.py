@@ -415,14 +415,24 @@ def kurtosis_stretch(x, y, d):
     return math.sqrt(max(1.0, (base + d * d * (kappa - 1.0) / (4.0 * (n + m - 2))) / normal))
 
 
-#: |noncentrality| from which :func:`noncentral_t_cdf` integrates the normal mixture of chi-square tails instead of
-#: calling ``scipy.special.nctdtr``: up to it nctdtr is fast and accurate; past 1e4 it takes 1-80 ms an evaluation,
-#: drifts (5e-7 at 1e5 in scipy 1.17) and returns NaN from about 1e6 (audit s38 cap38: a 2 x 2 table of 4 runs whose
-#: effect was 3e6 SDs took 3.8 s in 232 evaluations and printed a Hedges' g interval of zero width). The two agree to
-#: 1e-9 from 20 to 300 (2-398 df, every quantile from 1e-6 to 1 - 1e-6), so a limit below it keeps its bits
+#: |noncentrality| from which :func:`noncentral_t_limits` reads :func:`noncentral_t_cdf` instead of calling
+#: ``scipy.special.nctdtr``: up to it nctdtr is fast and accurate; past 1e4 it takes 1-80 ms an evaluation, drifts
+#: (5e-7 at 1e5 in scipy 1.17) and returns NaN from about 1e6 (audit s38 cap38: a 2 x 2 table of 4 runs whose effect
+#: was 3e6 SDs took 3.8 s in 232 evaluations and printed a Hedges' g interval of zero width). At it the two differ by
+#: at most 4e-15 (df 2 to 1e7, T's quantiles 1e-6 to 1 - 1e-6; review s38 fixe38), so a limit does not jump there
 NCT_QUADRATURE_NCP = 40.0
-#: Gauss-Hermite nodes of the normal part of :func:`noncentral_t_cdf`
+#: Gauss nodes of each of :func:`noncentral_t_cdf`'s two integrals
 _HERMITE_NODES = 48
+#: the degrees of freedom from which :func:`chi_square_tails` reads Temme's expansion, not scipy's chdtr: scipy 1.17's
+#: lower tail loses digits below 4 SDs under the mean from about 1e6 df (relative 2e-8 at 4.7 SDs at 1e6, 8e-3 at
+#: 1e7, 0.2 at 1e8; review s38 fixe38, against mpmath), while the expansion's two terms agree with mpmath to 1.3e-13
+#: relative in either tail from 1e5 (2e-15 from 3e5)
+TEMME_DF = 1e5
+#: Taylor coefficients in eta of Temme's c0 and c1 (DLMF 8.12.9-8.12.10; computed from those definitions with mpmath
+#: at 80 digits), read where |eta| < 0.05, where the definitions lose digits to cancellation
+_TEMME_C0 = (-1 / 3, 1 / 12, -2 / 135, 1 / 864, 1 / 2835, -139 / 777600, 3.9192631785224337e-5,
+             -2.185448510679991e-6)
+_TEMME_C1 = (-1 / 540, -1 / 288, 1 / 378, -9.9022633744855967e-4, 2.0576131687242798e-4, -4.018775720164609e-7)
 
 
 @functools.lru_cache(maxsize=1)
@@ -431,15 +441,99 @@ def _hermite():
     return math.sqrt(2.0) * x, w / math.sqrt(math.pi)
 
 
+@functools.lru_cache(maxsize=64)
+def _chi_square_rule(df):
+    """Gauss nodes and weights of the chi-square on ``df`` degrees of freedom, as ``(sqrt(V / df) - 1, weight)``.
+
+    Golub and Welsch's eigenvalues of the Jacobi matrix of the Laguerre polynomials of V / 2 ~ Gamma(a), a = df / 2
+    (recurrence alpha_k = 2k + a, beta_k = k (k + a - 1)), standardised to z = (V / 2 - a) / sqrt(a) before solving,
+    so that V / df - 1 = z / sqrt(a) keeps its digits at any df (V itself rounds to 1e-16 of df, which at df 1e8 is
+    1e-12 of its spread; scipy's gammaincinv is 2e-9 off there).
+    """
+    from scipy import linalg
+
+    a = df / 2.0
+    k = np.arange(_HERMITE_NODES, dtype=np.float64)
+    z, vectors = linalg.eigh_tridiagonal(2.0 * k / math.sqrt(a), np.sqrt(k[1:] * (k[1:] + a - 1.0) / a))
+    weights = vectors[0] ** 2
+    ratio = z / math.sqrt(a)
+    root = ratio / (np.sqrt(1.0 + ratio) + 1.0)
+    weights = weights / weights.sum()
+    root.flags.writeable = weights.flags.writeable = False
+    return root, weights
+
+
+def _x_minus_log1p(x):
+    """x - log(1 + x), elementwise, without the cancellation of the difference near 0 (its series below |x| = 1/2)."""
+    x = np.asarray(x, dtype=np.float64)
+    near = np.abs(x) < 0.5
+    small = np.where(near, x, 0.0)
+    series = np.zeros_like(small)
+    for k in range(60, 1, -1):  # x^2 / 2 - x^3 / 3 + ... by Horner's rule; 0.5^60 is 1e-18
+        series = small * (series + (-1.0) ** k / k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(near, small * series, x - np.log1p(x))
+
+
+def chi_square_tails(df, excess):
+    """``(P, Q)``: the chi-square's lower and upper tails on ``df`` degrees of freedom at df (1 + excess), broadcast.
+
+    Below :data:`TEMME_DF` scipy's chdtr and chdtrc; from it Temme's uniform expansion (DLMF 8.12.3-8.12.10) to two
+    terms, Q = erfc(eta sqrt(a / 2)) / 2 + exp(-a eta^2 / 2) (c0(eta) + c1(eta) / a) / sqrt(2 pi a), a = df / 2,
+    eta^2 / 2 = excess - log(1 + excess) signed as ``excess``, read from ``excess`` (not from df (1 + excess), whose
+    rounding is 1e-16 of df), so that either tail keeps its relative digits however far out.
+
+    >>> from scipy import special  # 4.7 SDs under the mean of 4e6 df: 1.26944791239964e-06 (mpmath, 40 digits)
+    >>> excess = -4.7 * np.sqrt(2 / 4e6)
+    >>> ours, scipys = chi_square_tails(4e6, excess)[0], special.chdtr(4e6, 4e6 * (1 + excess))
+    >>> round(float(ours) * 1e6, 12), round(float(scipys) * 1e6, 5)
+    (1.2694479124, 1.26898)
+    """
+    from scipy import special
+
+    df, excess = np.broadcast_arrays(np.asarray(df, dtype=np.float64), np.asarray(excess, dtype=np.float64))
+    lower, upper = np.empty(df.shape), np.empty(df.shape)
+    scipy_side = df < TEMME_DF
+    if scipy_side.any():
+        chi = df[scipy_side] * (1.0 + excess[scipy_side])
+        lower[scipy_side], upper[scipy_side] = special.chdtr(df[scipy_side], chi), special.chdtrc(df[scipy_side], chi)
+    large = ~scipy_side
+    if large.any():
+        a, x = df[large] / 2.0, excess[large]
+        half_square = _x_minus_log1p(x)
+        eta = np.copysign(np.sqrt(2.0 * half_square), x)
+        near = np.abs(eta) < 0.05
+        small = np.where(near, eta, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c0 = np.where(near, np.polyval(_TEMME_C0[::-1], small), 1.0 / x - 1.0 / eta)
+            c1 = np.where(near, np.polyval(_TEMME_C1[::-1], small),
+                          1.0 / eta**3 - 1.0 / x**3 - 1.0 / x**2 - 1.0 / (12.0 * x))
+            rest = np.exp(-a * half_square) / np.sqrt(2.0 * np.pi * a) * (c0 + c1 / a)
+        rest = np.where(np.isfinite(rest), rest, 0.0)  # no chi-square value (excess -1) or beyond any scale
+        scaled = np.sqrt(a / 2.0) * eta
+        lower[large] = 0.5 * special.erfc(-scaled) - rest
+        upper[large] = 0.5 * special.erfc(scaled) + rest
+    return lower, upper
+
+
 def noncentral_t_cdf(t, df, ncp):
-    """P(T <= t) for T noncentral t on ``df`` degrees of freedom with noncentrality ``ncp``, as a normal mixture of
-    chi-square tails (broadcast): T = W / sqrt(V / df) with W ~ N(ncp, 1) and V ~ chi-square(df), so for t >= 0
-    P(T <= t) = E[1(W <= 0) + 1(W > 0) Q(df, df W^2 / t^2)] and for t < 0 E[1(W < 0) P(df, df W^2 / t^2)] (Q and P
-    the chi-square's upper and lower tails), the expectation over W by 48-point Gauss-Hermite quadrature. Exact but
-    for the quadrature, which is accurate where the kink of the integrand at W = 0 lies beyond its nodes (|ncp| above
-    about 12; :data:`NCT_QUADRATURE_NCP` is where :func:`noncentral_t_limits` reads it): there it matched an adaptive
-    integration of the same formula to 1e-15 and scipy.stats.nct (Boost) to 1e-9 up to ncp 1e4, 5.4e-7 at 1e5 (Boost's
-    drift), and stays finite where nctdtr is NaN; for huge ncp it tends to Q(df, df ncp^2 / t^2), t = ncp sqrt(df / V).
+    """P(T <= t) for T noncentral t on ``df`` degrees of freedom with noncentrality ``ncp`` (broadcast), T = W /
+    sqrt(V / df) with W ~ N(ncp, 1) and V ~ chi-square(df), by 48-point Gauss quadrature of one of two integrals, each
+    where its integrand is smooth on the scale of its nodes:
+
+    * where t^2 >= 2 df, over W: for t >= 0 E[1(W <= 0) + 1(W > 0) Q(df, df W^2 / t^2)], for t < 0 E[1(W < 0)
+      P(df, df W^2 / t^2)] (Q and P the chi-square's tails, :func:`chi_square_tails`), Gauss-Hermite nodes. The tail
+      steps in W over about |t| / sqrt(2 df), at least 1 here;
+    * elsewhere over V: E[Phi((t - ncp) + t (sqrt(V / df) - 1))], the chi-square's own Gauss nodes
+      (:func:`_chi_square_rule`). Phi steps in the standardised V over about sqrt(2 df) / |t|, more than 1 here.
+
+    With the mixture over W alone (audit s38 cap38) the step at large df fell between the nodes: 4e-11 off at df
+    3,000, 1.3e-5 at 1e4, 9e-3 at 1e6 (review s38 fixe38). Against an adaptive integral over V (tests/
+    test_audit_s38_fixe38.py), at df 2 to 1e6 and ncp 40 to 1e6, T's quantiles 1e-10 to 1 - 1e-10: at most 5e-15
+    absolute and 3.4e-13 relative in the lower tail (the upper tail's 1 - P has the float's 1e-16 absolute only).
+    The kink of the first integrand at W = 0 lies beyond the nodes from |ncp| about 12; :data:`NCT_QUADRATURE_NCP` is
+    where :func:`noncentral_t_limits` reads this function. Finite where nctdtr is NaN; for huge ncp it tends to Q(df,
+    df ncp^2 / t^2), t = ncp sqrt(df / V).
 
     >>> from scipy import stats
     >>> round(float(noncentral_t_cdf(50.0, 6, 45.0)), 9) == round(float(stats.nct.cdf(50.0, 6, 45.0)), 9)
@@ -448,14 +542,25 @@ def noncentral_t_cdf(t, df, ncp):
     from scipy import special
 
     t, df, ncp = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (t, df, ncp)))
-    nodes, weights = _hermite()
-    w = ncp[..., None] + nodes
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ratio = df[..., None] * (w / t[..., None]) ** 2  # w / t first: (w / t)^2 stays finite where w^2 overflows
-    nu = df[..., None]
-    upper = np.where(w <= 0, 1.0, special.chdtrc(nu, ratio))
-    lower = np.where(w < 0, special.chdtr(nu, ratio), 0.0)
-    return np.where(t[..., None] >= 0, upper, lower) @ weights
+    out = np.empty(t.shape)
+    steep = t * t >= 2.0 * df  # the chi-square's step in W is a unit or more wide
+    if steep.any():
+        t_w, ncp_w = t[steep][:, None], ncp[steep][:, None]
+        nodes, weights = _hermite()
+        w = ncp_w + nodes
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ratio = w / t_w  # w / t first: (w / t)^2 stays finite where w^2 overflows
+            lower, upper = chi_square_tails(df[steep][:, None], (ratio - 1.0) * (ratio + 1.0))
+        out[steep] = np.where(t_w >= 0, np.where(w <= 0, 1.0, upper), np.where(w < 0, lower, 0.0)) @ weights
+    flat = ~steep
+    if flat.any():
+        unique, index = np.unique(df[flat], return_inverse=True)
+        rules = [_chi_square_rule(float(value)) for value in unique]
+        root = np.stack([rule[0] for rule in rules])[index]
+        weights = np.stack([rule[1] for rule in rules])[index]
+        t_v = t[flat][:, None]
+        out[flat] = (special.ndtr((t_v - ncp[flat][:, None]) + t_v * root) * weights).sum(axis=1)
+    return out
 
 
 def noncentral_t_limits(t, df, level, counter=None):

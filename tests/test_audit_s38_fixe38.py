@@ -1,0 +1,132 @@
+"""Review s38 fixe38: the findings on cap38's and loud38's changes (task_table's noncentral-t cdf at large df, the
+printed Welch statistics of a capped cell, keyword-joined column names in a formula, the cap floor's one home and its
+tie rule, plurals)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate, special, stats
+
+import rlstats
+from rlstats.methods.task_table import _kernels
+
+
+def _stirling_error(a):
+    """log Gamma(a) less Stirling's (a - 1/2) log a - a + log(2 pi) / 2 (its series past a = 10)."""
+    if a >= 10:
+        return 1 / (12 * a) - 1 / (360 * a**3) + 1 / (1260 * a**5) - 1 / (1680 * a**7)
+    return float(special.gammaln(a)) - ((a - 0.5) * math.log(a) - a + 0.5 * math.log(2 * math.pi))
+
+
+def reference_cdf(t, df, ncp):
+    """P(T <= t) = E_V[Phi(t sqrt(V / df) - ncp)], V chi-square on df, by adaptive quadrature (scipy.integrate.quad)
+    over y = log(V / df), whose density exp(a (1 + y - e^y)) a^a / Gamma(a) (a = df / 2) is written so that it keeps
+    its digits at df 1e6 (the chi-square's own logpdf loses 1e-10 there), between break points at the density's scale
+    and at the step of Phi; t sqrt(V / df) - ncp as (t - ncp) + t expm1(y / 2). Nothing of the kernel's: not its
+    nodes, not scipy's incomplete gamma functions (which scipy 1.17 gets wrong by up to 20% of the tail below 4 SDs
+    at df 1e8)."""
+    a = df / 2.0
+    const = 0.5 * math.log(a) - 0.5 * math.log(2 * math.pi) - _stirling_error(a)
+
+    def integrand(y):
+        return math.exp(const - a * (math.expm1(y) - y)) * special.ndtr((t - ncp) + t * math.expm1(y / 2))
+
+    lo, hi = math.log(stats.chi2.ppf(1e-30, df) / df), math.log(stats.chi2.isf(1e-30, df) / df)
+    sd = math.sqrt(2 / df)
+    points = [lo, hi] + [k * sd for k in (-8, -3, -1, 0, 1, 3, 8)]
+    if t != 0 and ncp / t > 0:  # Phi's step, at y = 2 log(ncp / t), is 2 / |ncp| wide
+        step = 2 * math.log(ncp / t)
+        points += [step + k * 2 / abs(ncp) for k in (-40, -8, -3, 0, 3, 8, 40)]
+    points = sorted({p for p in points if lo <= p <= hi})
+    return sum(integrate.quad(integrand, u, v, epsabs=1e-18, epsrel=1e-13, limit=500)[0]
+               for u, v in zip(points[:-1], points[1:]))
+
+
+def _spread(df, ncp, levels=(1e-10, 1e-6, 0.025, 0.5, 0.975, 1 - 1e-6, 1 - 1e-10)):
+    """Values of t near the levels' quantiles of T (the normal's and the chi-square's deviations combined), from the
+    far lower tail to the far upper one."""
+    out = []
+    for p in levels:
+        z = stats.norm.ppf(p)
+        chi = ncp * (1 / math.sqrt(stats.chi2.isf(p, df) / df) - 1)
+        out.append(ncp + math.copysign(math.hypot(z, chi), z))
+    return np.array(out)
+
+
+def _check_against_reference(df, ncp, levels=None):
+    t = _spread(df, ncp) if levels is None else _spread(df, ncp, levels)
+    reference = np.array([reference_cdf(v, df, ncp) for v in t])
+    value = _kernels.noncentral_t_cdf(t, df, ncp)
+    # 1e-12 absolute, and 1e-11 relative in the lower tail (the upper tail's 1 - cdf has the float's 1e-16 only)
+    np.testing.assert_allclose(value, reference, rtol=0, atol=1e-12)
+    lower = reference < 0.5
+    np.testing.assert_allclose(value[lower], reference[lower], rtol=1e-11, atol=0)
+
+
+@pytest.mark.parametrize("df, ncp", [(2500.0, 40.0), (1e4, 40.0), (1e5, 40.0), (1e5, 1e3), (1e6, 100.0),
+                                     (1e6, 1e6), (2.0, 1e6)])
+def test_noncentral_t_cdf_matches_an_adaptive_integral_over_v(df, ncp):
+    """Review s38 fixe38: the 48-node Gauss-Hermite mixture over W was off by 1.3e-5 at df 1e4, 4e-3 at 1e5 and
+    9e-3 at 1e6 (ncp 40): the chi-square tail is a step in W of width ncp / sqrt(2 df) that its nodes do not
+    resolve. Each regime now integrates over the variable in which the other's step is at least a unit wide."""
+    _check_against_reference(df, ncp, levels=(1e-6, 0.025, 0.5, 0.975))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("df", [2.0, 50.0, 2500.0, 1e4, 1e5, 1e6])
+@pytest.mark.parametrize("ncp", [40.0, 100.0, 1e3, 1e6])
+def test_noncentral_t_cdf_grid(df, ncp):
+    """The review's grid, from 1e-10 to 1 - 1e-10 of T (measured: at most 5e-15 absolute, 3.4e-13 relative in the
+    lower tail, to df 1e6)."""
+    _check_against_reference(df, ncp)
+    _check_against_reference(df, -ncp, levels=(1e-6, 0.5))  # T of -ncp is -T of ncp
+
+
+def test_noncentral_t_cdf_is_continuous_at_the_switch():
+    """No jump where the limits move from nctdtr to the kernel (|ncp| = 40), at any df (it was 4e-3 at df 1e5), nor
+    where the kernel moves from integrating over W to integrating over V (t^2 = 2 df)."""
+    for df in (2.0, 38.0, 2500.0, 1e5, 1e6):
+        t = _spread(df, 40.0, (1e-6, 0.025, 0.5, 0.975, 1 - 1e-6))
+        below = special.nctdtr(df, np.nextafter(40.0, 0.0), t)
+        np.testing.assert_allclose(_kernels.noncentral_t_cdf(t, df, _kernels.NCT_QUADRATURE_NCP), below,
+                                   rtol=0, atol=1e-13)
+    for df in (1250.0, 5e4, 2e5):
+        edge = math.sqrt(2 * df)
+        t = np.array([np.nextafter(edge, 0.0), edge])
+        for ncp in (40.0, edge):
+            value = _kernels.noncentral_t_cdf(t, df, ncp)
+            assert abs(value[1] - value[0]) < 1e-13
+            assert value[1] == pytest.approx(reference_cdf(edge, df, ncp), abs=1e-13)
+
+
+def test_limits_at_many_runs_put_t_at_their_tails():
+    """Review s38 fixe38: at 2 x 15,000 runs (29,998 df) and t about 45, each noncentral-t limit puts t at its tail by
+    the adaptive integral, to 1e-12 (the mixture over W was 1e-6 off there and moved Hedges' g's limits by 7e-5)."""
+    t, df = np.array([45.0, 64.0]), np.array([29_998.0, 29_998.0])
+    low, high = _kernels.noncentral_t_limits(t, df, 0.95)
+    for value, a, b in zip(t, low, high):
+        assert reference_cdf(value, 29_998.0, a) == pytest.approx(0.975, abs=1e-12)
+        assert reference_cdf(value, 29_998.0, b) == pytest.approx(0.025, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_hedges_interval_of_many_runs_has_the_integral_s_limits():
+    """The review's case: 2 agents x 15,000 normal runs, a shift of 0.52, effect_intervals='fcr_normal': this data's
+    Hedges' g interval was [0.496258, 0.542432] and is [0.496335, 0.542355], each limit's ncp putting t at its tail by
+    the adaptive integral."""
+    rng = np.random.default_rng(3815)
+    runs = 15_000
+    frame = pd.DataFrame({"task": "t", "agent": np.repeat(["a", "b"], runs), "seed": np.tile(np.arange(runs), 2),
+                          "score": np.concatenate([rng.standard_normal(runs) + 0.52, rng.standard_normal(runs)])})
+    res = rlstats.task_table(frame, "score ~ agent | task/seed", effect_intervals="fcr_normal")
+    _, low, high = res.hedges_g[0, 1]
+    assert (round(low, 6), round(high, 6)) == (0.496335, 0.542355)
+    root = math.sqrt(runs * runs / (2 * runs))
+    a, b = frame.score[:runs].to_numpy(), frame.score[runs:].to_numpy()
+    t = (a.mean() - b.mean()) / math.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2) * root
+    assert reference_cdf(t, 2 * runs - 2.0, low * root) == pytest.approx(0.975, abs=1e-11)
+    assert reference_cdf(t, 2 * runs - 2.0, high * root) == pytest.approx(0.025, abs=1e-11)
