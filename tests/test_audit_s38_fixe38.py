@@ -130,3 +130,22 @@ def test_hedges_interval_of_many_runs_has_the_integral_s_limits():
     t = (a.mean() - b.mean()) / math.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2) * root
     assert reference_cdf(t, 2 * runs - 2.0, low * root) == pytest.approx(0.975, abs=1e-11)
     assert reference_cdf(t, 2 * runs - 2.0, high * root) == pytest.approx(0.025, abs=1e-11)
+
+
+def test_cap_floor_has_one_home():
+    """Review s38 fixe38: task_table's cap floor re-derived equivalence's variance floor inline; both now call
+    rlstats.bounds.variance_floor, numbers unchanged: p (1 - p) d^2 with p the Wilson 95% upper bound of 0 of n runs
+    off the cap, z^2 / (n + z^2), at most 1/2."""
+    from rlstats import bounds
+    from rlstats.methods.equivalence import _api as equivalence
+
+    assert equivalence.variance_floor is bounds.variance_floor
+    x = np.array([[1.0] * 5, [1.0] * 3 + [0.0] * 2])
+    y = np.array([[1.0, 0.7, 0.6, 1.0, 0.8], [0.5, 0.2, 0.4, 0.3, 0.1]])
+    floor_x, floor_y = _kernels.cap_floors(x, y)
+    z2 = stats.norm.ppf(0.95) ** 2
+    p = z2 / (5 + z2)
+    np.testing.assert_allclose(floor_x, [p * (1 - p) * 0.3**2, 0.0], rtol=1e-13)
+    assert floor_y.tolist() == [0.0, 0.0]
+    np.testing.assert_allclose(bounds.variance_floor([5, 3], [5, 10], [0.3, 2.0]), [p * (1 - p) * 0.3**2, 1.0],
+                               rtol=1e-13)

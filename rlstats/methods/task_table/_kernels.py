@@ -17,8 +17,9 @@ import math
 
 import numpy as np
 
+from ...bounds import variance_floor
 from ...statistics import (listable, monte_carlo_pvalue, noise_free, relabellings, tie_tolerance,
-                           welch_satterthwaite_df, wilson_interval)
+                           welch_satterthwaite_df)
 
 TESTS = ("welch", "mannwhitney", "brunnermunzel", "fisher_pitman")
 #: the tests that read ranks: they see noise-level differences within a task as ties (statistics.near_ties), and their
@@ -151,7 +152,7 @@ def cap_floors(x, y):
 
     A sample of 2 or more runs that all tie, at the pair's largest or smallest score while the other's runs vary, is
     read as runs at a score cap: its variance 0 says only that none of its few runs fell off the cap. Its floor is
-    equivalence()'s across-tasks one (``equivalence._kernels.variance_floor``): a run at the cap or ``d`` off it,
+    equivalence()'s across-tasks one (:func:`rlstats.bounds.variance_floor`): a run at the cap or ``d`` off it,
     off with probability p, has variance p (1 - p) d^2, with p the Wilson 95% upper bound of the share off it (0 of
     its n runs: z^2 / (n + z^2), at most 1/2) and d the mean distance off the cap of the other sample's runs. 0
     elsewhere (both samples tied, a tied sample between the other's runs, one run). Audit s38 cap38: two agents alike
@@ -170,8 +171,7 @@ def cap_floors(x, y):
         off = other != value[..., None]
         with np.errstate(invalid="ignore", divide="ignore"):
             distance = np.abs(other - value[..., None]).sum(axis=-1) / off.sum(axis=-1)
-        share = min(wilson_interval(0, size, 0.90)[1].item(), 0.5)  # the one-sided 95% upper bound
-        floors.append(np.where(capped, share * (1 - share) * np.nan_to_num(distance) ** 2, 0.0))
+        floors.append(np.where(capped, variance_floor(size, size, np.nan_to_num(distance)), 0.0))
     return floors[0], floors[1]
 
 
