@@ -149,3 +149,28 @@ def test_cap_floor_has_one_home():
     assert floor_y.tolist() == [0.0, 0.0]
     np.testing.assert_allclose(bounds.variance_floor([5, 3], [5, 10], [0.3, 2.0]), [p * (1 - p) * 0.3**2, 1.0],
                                rtol=1e-13)
+
+
+def _capped_frame(first, second, scale=1.0, shift=0.0):
+    return pd.DataFrame({"task": "t1", "agent": np.repeat(["a", "b"], 5), "seed": np.tile(range(5), 2),
+                         "score": np.concatenate([first, second]) * scale + shift})
+
+
+def test_cap_floor_reads_runs_tied_but_for_rounding():
+    """Review s38 fixe38: a cell counted as all at the cap only where its runs were exactly equal; 1.0 and
+    0.9999999999999999 (one ulp apart) left it unfloored (one-sided p 0.044 where the floored test gives 0.059). Runs
+    within the pair's tie tolerance (rlstats.statistics.tie_tolerance: 1e-12 of the range plus 4 ulps of the largest
+    |score|) tie, at any units and origin; runs 1e-6 of the range apart do not."""
+    second = np.array([1.0, 0.7, 0.6, 1.0, 0.8])
+    exact = rlstats.task_table(_capped_frame(np.ones(5), second), "score ~ agent | task/seed")
+    p = exact.p_pairwise[0, 0, 1]
+    assert p == pytest.approx(0.0590, abs=5e-4)
+    for scale, shift in ((1.0, 0.0), (1e-6, 0.0), (1e6, 3.0), (1.0, 1e6)):
+        rounded = np.array([1.0, 0.9999999999999999, 1.0, 1.0, 1 - 2e-16])
+        res = rlstats.task_table(_capped_frame(rounded, second, scale, shift), "score ~ agent | task/seed")
+        assert res.p_pairwise[0, 0, 1] == pytest.approx(p, rel=1e-6), (scale, shift)
+        assert any("all tie at a cap" in note for note in res.notes)
+    x = np.array([[1.0, 0.9999999999999999, 1.0], [1.0, 1 - 1e-6, 1.0]])
+    y = np.array([[1.0, 0.7, 0.6], [1.0, 0.7, 0.6]])
+    floors = _kernels.cap_floors(x, y)[0]
+    assert floors[0] > 0 and floors[1] == 0

@@ -151,9 +151,10 @@ def cap_floors(x, y):
     """Lower bounds ``(floor_x, floor_y)``, each (P,), of the run variance of a sample whose runs all sit at a cap.
 
     A sample of 2 or more runs that all tie, at the pair's largest or smallest score while the other's runs vary, is
-    read as runs at a score cap: its variance 0 says only that none of its few runs fell off the cap. Its floor is
-    equivalence()'s across-tasks one (:func:`rlstats.bounds.variance_floor`): a run at the cap or ``d`` off it,
-    off with probability p, has variance p (1 - p) d^2, with p the Wilson 95% upper bound of the share off it (0 of
+    read as runs at a score cap: its variance 0 says only that none of its few runs fell off the cap ("tie", "largest"
+    and "off" within the pair's :func:`rlstats.statistics.tie_tolerance`, so that runs one ulp apart tie at any
+    units and origin; review s38 fixe38). Its floor is equivalence()'s across-tasks one
+    (:func:`rlstats.bounds.variance_floor`): a run at the cap or ``d`` off it, off with probability p, has variance p (1 - p) d^2, with p the Wilson 95% upper bound of the share off it (0 of
     its n runs: z^2 / (n + z^2), at most 1/2) and d the mean distance off the cap of the other sample's runs. 0
     elsewhere (both samples tied, a tied sample between the other's runs, one run). Audit s38 cap38: two agents alike
     with 70% of their runs at the cap, 10 runs each, Welch's t (the other sample's variance alone) left a truly best
@@ -163,14 +164,19 @@ def cap_floors(x, y):
     it: a single p-value there stays too small; the set, Holm over every ordered pair, holds).
     """
     n, m = x.shape[-1], y.shape[-1]
+    pooled = np.concatenate([x, y], axis=-1)
+    # runs within the pair's tie tolerance of each other tie (1.0 and 0.9999999999999999 both sit at a cap of 1)
+    tolerance = tie_tolerance(np.ptp(pooled, axis=-1), np.abs(pooled).max(axis=-1))
     floors = []
     for own, other, size in ((x, y, n), (y, x, m)):
         value = own[..., 0]
-        tied = (np.ptp(own, axis=-1) == 0) & (np.ptp(other, axis=-1) > 0) & (size >= 2)
-        capped = tied & ((value >= other.max(axis=-1)) | (value <= other.min(axis=-1)))
-        off = other != value[..., None]
+        tied = (np.ptp(own, axis=-1) <= tolerance) & (np.ptp(other, axis=-1) > tolerance) & (size >= 2)
+        capped = tied & ((own.min(axis=-1) >= other.max(axis=-1) - tolerance)
+                         | (own.max(axis=-1) <= other.min(axis=-1) + tolerance))
+        gap = np.abs(other - value[..., None])
+        off = gap > tolerance[..., None]
         with np.errstate(invalid="ignore", divide="ignore"):
-            distance = np.abs(other - value[..., None]).sum(axis=-1) / off.sum(axis=-1)
+            distance = np.where(off, gap, 0.0).sum(axis=-1) / off.sum(axis=-1)
         floors.append(np.where(capped, variance_floor(size, size, np.nan_to_num(distance)), 0.0))
     return floors[0], floors[1]
 
