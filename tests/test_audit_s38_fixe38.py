@@ -174,3 +174,23 @@ def test_cap_floor_reads_runs_tied_but_for_rounding():
     y = np.array([[1.0, 0.7, 0.6], [1.0, 0.7, 0.6]])
     floors = _kernels.cap_floors(x, y)[0]
     assert floors[0] > 0 and floors[1] == 0
+
+
+def test_printed_welch_statistics_are_those_of_the_p_value():
+    """Review s38 fixe38: against a cell whose runs all sit at a cap the printed Welch t, df and interval read the
+    cell's variance as 0 (t 2.25 on 4 df, one-sided p 0.044) while its p-value read the floor (0.059). Both now read
+    the floor: t and df give the p-value, and the interval is the difference -+ t quantile x the floored standard
+    error, at the effect sizes' level."""
+    second = np.array([1.0, 0.7, 0.6, 1.0, 0.8])
+    res = rlstats.task_table(_capped_frame(np.ones(5), second), "score ~ agent | task/seed")
+    t, df, low, high = res.welch[0, 1]
+    assert stats.t.sf(t, df) == pytest.approx(res.p_pairwise[0, 0, 1], rel=1e-12)
+    z2 = stats.norm.ppf(0.95) ** 2
+    p = z2 / (5 + z2)
+    variance = p * (1 - p) * 0.3**2 / 5 + second.var(ddof=1) / 5
+    assert t == pytest.approx(0.18 / math.sqrt(variance), rel=1e-12)
+    half = stats.t.ppf(0.975, df) * math.sqrt(variance)  # two agents: the effect sizes' level is 0.95
+    np.testing.assert_allclose([low, high], [0.18 - half, 0.18 + half], rtol=1e-10)
+    tidy = res.tidy().set_index("agent")
+    assert tidy.loc["b", "welch_t"] == t and tidy.loc["b", "welch_df"] == df
+    assert any("Welch's t, df and interval printed against" in note for note in res.notes)

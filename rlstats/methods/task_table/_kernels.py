@@ -125,6 +125,12 @@ def welch_t(x, y, floors=(0.0, 0.0)):
     return t, welch_satterthwaite_df((var_x, var_y), (n, m)), difference, np.sqrt(variance)
 
 
+def _floored_welch(x, y):
+    """:func:`welch_t` of one pair's runs (1-D) with :func:`cap_floors`' floors, the statistics its p-values read."""
+    floors = cap_floors(x[None, :], y[None, :])
+    return welch_t(x, y, (floors[0][0], floors[1][0]))
+
+
 def welch(x, y):
     """One-sided Welch t tests ``(greater, less)`` of each pair (n, m >= 2).
 
@@ -154,8 +160,9 @@ def cap_floors(x, y):
     read as runs at a score cap: its variance 0 says only that none of its few runs fell off the cap ("tie", "largest"
     and "off" within the pair's :func:`rlstats.statistics.tie_tolerance`, so that runs one ulp apart tie at any
     units and origin; review s38 fixe38). Its floor is equivalence()'s across-tasks one
-    (:func:`rlstats.bounds.variance_floor`): a run at the cap or ``d`` off it, off with probability p, has variance p (1 - p) d^2, with p the Wilson 95% upper bound of the share off it (0 of
-    its n runs: z^2 / (n + z^2), at most 1/2) and d the mean distance off the cap of the other sample's runs. 0
+    (:func:`rlstats.bounds.variance_floor`): a run at the cap or ``d`` off it, off with probability p, has variance
+    p (1 - p) d^2, with p the Wilson 95% upper bound of the share off it (0 of its n runs: z^2 / (n + z^2), at most
+    1/2) and d the mean distance off the cap of the other sample's runs. 0
     elsewhere (both samples tied, a tied sample between the other's runs, one run). Audit s38 cap38: two agents alike
     with 70% of their runs at the cap, 10 runs each, Welch's t (the other sample's variance alone) left a truly best
     agent out of the possibly-best set in 0.101 of the 1,124 tasks of 20,000 where a cell sat at the cap (0.056 of
@@ -728,14 +735,16 @@ def effect_sizes(pairs, level, ranked=None, intervals="per_pair", effect_levels=
         and covers delta less the larger it is.
     welch : ndarray, shape (P, 4)
         Welch's t, its df and the interval of the difference of means x - y at ``effect_levels``, as R's
-        ``t.test(x, y, conf.level = ...)`` prints them.
+        ``t.test(x, y, conf.level = ...)`` prints them; against a cell whose runs all sit at a cap, with its run
+        variance at its floor (:func:`cap_floors`), as the pair's p-values read it (review s38 fixe38: t 2.25 on 4
+        df was printed beside a p-value of 0.059, whose t is 1.76 on 7.6 df).
     """
     from scipy import special
 
     a12_parts = np.array([_a12_parts(x, y) for x, y in (pairs if ranked is None else ranked)],
                          dtype=np.float64).reshape(-1, 3)
     hedges_parts = np.array([_hedges_parts(x, y) for x, y in pairs], dtype=np.float64).reshape(-1, 4)
-    welch_parts = np.array([welch_t(x, y) if min(x.size, y.size) > 1 else (math.nan,) * 4 for x, y in pairs],
+    welch_parts = np.array([_floored_welch(x, y) if min(x.size, y.size) > 1 else (math.nan,) * 4 for x, y in pairs],
                            dtype=np.float64).reshape(-1, 4)
     levels = np.broadcast_to(np.asarray(level if effect_levels is None else effect_levels, dtype=np.float64),
                              (len(pairs),))
