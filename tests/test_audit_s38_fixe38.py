@@ -194,3 +194,40 @@ def test_printed_welch_statistics_are_those_of_the_p_value():
     tidy = res.tidy().set_index("agent")
     assert tidy.loc["b", "welch_t"] == t and tidy.loc["b", "welch_df"] == df
     assert any("Welch's t, df and interval printed against" in note for note in res.notes)
+
+
+@pytest.mark.parametrize("column", ["time in seconds", "a is b", "win or lose", "fast and good", "not done",
+                                    "x if y else z", "is it not in"])
+def test_a_spaced_column_of_keywords_gets_the_back_quote_advice(column):
+    """Review s38 fixe38: loud38 read words joined by Python's keywords as Python ('score if True else 0'), so a
+    column named 'time in seconds' (or 'win or lose') written unquoted got "unknown name 'time'" in place of the
+    advice to back-quote it. Where the words' names are not all columns and the words joined by spaces name a column
+    of the data, the advice is back, the caret under the words ('is it not in', not Python, always had it); the command
+line refuses the expression and back-quotes the column in its way on."""
+    from rlstats.errors import FormulaError
+
+    frame = pd.DataFrame({"task": ["t"] * 6, "agent": list("aaabbb"), column: np.arange(6.0)})
+    expected = f"column names that contain spaces must be back-quoted, e.g. `{column}`"
+    with pytest.raises(FormulaError, match=expected) as error:
+        rlstats.task_table(frame, f"{column} ~ agent | task")
+    assert "unknown name" not in str(error.value) and str(error.value).endswith("^" * len(column))
+    res = rlstats.task_table(frame, f"`{column}` ~ agent | task")
+    assert res.estimates.shape == (1, 2)
+    from rlstats.formula import RESTRICTED, evaluate_response, parse
+
+    with pytest.raises(FormulaError) as error:  # the command line's grammar: its own refusal, the same way on
+        evaluate_response(parse(f"{column} ~ agent | task"), frame, eval_env=RESTRICTED)
+    assert (expected in str(error.value)
+            or f"the data has a column '{column}': back-quote it: '`{column}` ~ agent | task'" in str(error.value))
+
+
+def test_keyword_expressions_of_columns_stay_python():
+    """The other side: words joined by keywords whose names are all columns stay Python, and words naming no column
+    are the unknown name they are."""
+    from rlstats.errors import FormulaError
+    from rlstats.formula import evaluate_response, parse
+
+    frame = pd.DataFrame({"score": [1.0, 2.0], "agent": ["a", "b"], "time in seconds": [3.0, 4.0]})
+    np.testing.assert_allclose(evaluate_response(parse("score if True else 0 ~ agent"), frame).values, [1.0, 2.0])
+    with pytest.raises(FormulaError, match="unknown name 'time' in response; names here must be data columns"):
+        evaluate_response(parse("time in minutes ~ agent"), frame)
