@@ -145,8 +145,9 @@ def _capped_miss(agents, runs, share, tasks, seed):
 
 def test_capped_cell_keeps_the_set_at_its_level():
     """Two alike agents, 10 runs, 70% of runs at the cap, the tasks where one agent's runs all sit at it: the set
-    dropped a truly best agent in 0.10 of 1,124 such tasks with Welch's t reading the other's variance alone; with the
-    cell's variance floored 0.056 of 1,146 (audit s38 cap38). Here the cell is drawn at the cap directly (the same
+    dropped a truly best agent in 0.113 (130) of 1,146 such tasks with Welch's t reading the other's variance alone;
+    with the cell's variance floored in 0.056 (64) of the same 1,146 (tests/reference/task_table_capped_cells.py, with
+    and without --no-floor; audit s38 cap38, review s38 fixe38). Here the cell is drawn at the cap directly (the same
     conditional law), 3,000 tasks."""
     rng = np.random.default_rng(3811)
     cap = stats.norm.ppf(0.3)

@@ -553,7 +553,7 @@ def _capped_note(design, capped):
             "(at most 1/2), d the other agent's mean distance off it, and so do Welch's t, df and interval printed "
             "against it; in simulations of 2-8 alike agents with 70-95% of their runs at a cap (3, 5 and 10 runs) the "
             "possibly-best set then held every truly best agent in 0.944 or more of the tasks with such a cell "
-            "(without the bound 0.90 at 2 agents x 10 runs, 70%), but a single one-sided p-value against such a cell "
+            "(without the bound 0.887 at 2 agents x 10 runs, 70%), but a single one-sided p-value against such a cell "
             "can still be small too often (0.18 of them below 0.05 at 10 runs, 70%): read the mark, not that p-value")
 
 

@@ -162,13 +162,14 @@ def cap_floors(x, y):
     units and origin; review s38 fixe38). Its floor is equivalence()'s across-tasks one
     (:func:`rlstats.bounds.variance_floor`): a run at the cap or ``d`` off it, off with probability p, has variance
     p (1 - p) d^2, with p the Wilson 95% upper bound of the share off it (0 of its n runs: z^2 / (n + z^2), at most
-    1/2) and d the mean distance off the cap of the other sample's runs. 0
-    elsewhere (both samples tied, a tied sample between the other's runs, one run). Audit s38 cap38: two agents alike
-    with 70% of their runs at the cap, 10 runs each, Welch's t (the other sample's variance alone) left a truly best
-    agent out of the possibly-best set in 0.101 of the 1,124 tasks of 20,000 where a cell sat at the cap (0.056 of
-    1,146 with the floor, within 1 Monte Carlo SE of 0.05; at most 0.010 elsewhere on 2, 3, 8 agents x 3, 5, 10 runs
-    x 70-95% at the cap), and its one-sided tests against such a cell rejected at 0.05 in 0.31 of them (0.18 with
-    it: a single p-value there stays too small; the set, Holm over every ordered pair, holds).
+    1/2) and d the mean distance off the cap of the other sample's runs. 0 elsewhere (both samples tied, a tied
+    sample between the other's runs, one run). Audit s38 cap38 (tests/reference/task_table_capped_cells.py, with and
+    without ``--no-floor``; review s38 fixe38): two agents alike with 70% of their runs at the cap, 10 runs each,
+    Welch's t (the other sample's variance alone) left a truly best agent out of the possibly-best set in 0.113 (130)
+    of the 1,146 tasks of 20,000 where a cell sat at the cap, 0.056 (64) with the floor, within 1 Monte Carlo SE of
+    0.05 (at most 0.010 elsewhere on 2, 3, 8 agents x 3, 5, 10 runs x 70-95% at the cap), and its one-sided tests of
+    such a cell against the other agent rejected at 0.05 in 0.32 of them (0.18 with it: a single p-value there stays
+    too small; the set, Holm over every ordered pair, holds).
     """
     n, m = x.shape[-1], y.shape[-1]
     pooled = np.concatenate([x, y], axis=-1)
