@@ -231,3 +231,19 @@ def test_keyword_expressions_of_columns_stay_python():
     np.testing.assert_allclose(evaluate_response(parse("score if True else 0 ~ agent"), frame).values, [1.0, 2.0])
     with pytest.raises(FormulaError, match="unknown name 'time' in response; names here must be data columns"):
         evaluate_response(parse("time in minutes ~ agent"), frame)
+
+
+def test_counted_words_come_from_grammar():
+    """Review s38 fixe38: 'the data's {what}s', 'the {what}s are' and 'more than {length:,} entries' were plurals built
+    by hand ('more than 1 entries' for one task; a label kind ending in s, x or y would have read 'classs',
+    'entrys'); they are rlstats.grammar's."""
+    from rlstats.errors import OptionError, agent_named, check_key_count, label_named
+
+    with pytest.raises(OptionError, match="keep the keys naming the data's entries$"):
+        check_key_count(["a"], "threshold", dict.fromkeys(range(10_002)), what="entry")
+    with pytest.raises(OptionError, match="; the classes are: 'a', 'b'$"):
+        agent_named(["a", "b"], "hue", "c", what="class")
+    with pytest.raises(OptionError, match="names both the classes '9' and '9.0'"):
+        label_named(["9", "9.0"], "hue", 9, what="class")
+    with pytest.raises(OptionError, match="tasks= has more than 1 entry but the arrays' second axis"):
+        rlstats.from_rliable({"a": np.zeros((3, 1))}, tasks=iter(["x", "y"]))
