@@ -26,7 +26,7 @@ import numpy as np
 
 from .errors import DesignError, OptionError, rows_described, shown
 from .format import count, signif, verb
-from .statistics import block_ranges, near_ties
+from .statistics import block_ranges, near_ties, wilson_interval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -313,6 +313,24 @@ def mostly_at_bound(at_bound, n):
     read on such runs (audit s11)."""
     at_bound, n = np.asarray(at_bound), np.asarray(n)
     return (at_bound >= 2) & (2 * at_bound >= n)
+
+
+def variance_floor(at_bound, n, distance):
+    """A lower bound for the variance of a run of a saturated cell, broadcast: a score at its bound or ``distance``
+    off it (the mean distance of the task's runs off that bound), off it with probability p, has variance p (1 - p)
+    distance^2; p is taken at the Wilson 95% upper bound of the share of the cell's ``n`` runs off the bound (n -
+    ``at_bound`` of them), and at most 1/2, where p (1 - p) is largest. Runs that mostly sit at the cap are few
+    runs off it, whose share the cell's own spread reads as nearly 0 in the data sets that declare too easily.
+    equivalence()'s Welch tests of saturated cells (audit s10) and task_table()'s Welch tests against a cell whose runs
+    all tie at a cap (``task_table._kernels.cap_floors``, audit s38 cap38) read it.
+
+    >>> round(float(variance_floor(5, 5, 0.3)), 6)  # none of 5 runs off: p = z^2 / (5 + z^2) = 0.351, z = 1.645
+    0.020505
+    """
+    at_bound, n, distance = (np.asarray(v, dtype=np.float64) for v in (at_bound, n, distance))
+    # the one-sided 95% upper bound is the upper end of the two-sided 90% interval
+    upper = np.minimum(wilson_interval(n - at_bound, n, 0.90)[1], 0.5)
+    return upper * (1 - upper) * distance ** 2
 
 
 #: audit s10: the share of an agent's runs at a task's largest or smallest score from which they are saturated (a cap

@@ -250,8 +250,9 @@ def label_value(option: str, name: object, *, what: str = "agent") -> str | int 
     if type(name).__module__ == "numpy" and hasattr(name, "item"):
         name = name.item()  # numpy's scalars: int64(9) is 9, float64(9.0) 9.0, bool_(True) True
     if not isinstance(name, (str, int, float)):
-        article = "an" if what[:1] in "aeiou" else "a"
-        raise OptionError(f"{option}= names {article} {what} as it appears in the data, by its text or number (e.g. "
+        from .grammar import a_or_an
+
+        raise OptionError(f"{option}= names {a_or_an(what)} as it appears in the data, by its text or number (e.g. "
                           f"'DQN' or 3); got {type(name).__name__} {shown(name)}")
     return name
 
@@ -334,8 +335,10 @@ def label_named(labels: Sequence[str], option: str, name: object, *, what: str =
         by_text = (text or printed) in same  # the command line's 9e0 is "9e0": it names '9' and '9.0' as a number
         how = "one by its text, one as the same number" if by_text else "each as the same number"
         said = f"{as_given(name)} in {option}=" if listed else f"{option}={as_given(name)}"
-        raise OptionError(f"{said} names both the {what}s {', '.join(map(repr, same[:-1]))} and {same[-1]!r} ({how}); "
-                          f"give the one meant as text: {' or '.join(map(repr, same))}")
+        from .grammar import plural
+
+        raise OptionError(f"{said} names both the {plural(what)} {', '.join(map(repr, same[:-1]))} and {same[-1]!r} "
+                          f"({how}); give the one meant as text: {' or '.join(map(repr, same))}")
     return same[0] if same else None
 
 
@@ -350,11 +353,11 @@ def check_key_count(labels: Sequence[str], option: str, mapping: Any, *, what: s
     before any key is read: its size only, so a huge mapping is refused at once."""
     n_keys = len(mapping)
     if n_keys > len(labels) + MAX_EXTRA_KEYS:
-        from .grammar import count
+        from .grammar import count, plural
 
         raise OptionError(f"{option}= has {count(n_keys, 'key')}, more than the data's {count(len(labels), what)} and "
                           f"the {MAX_EXTRA_KEYS:,} others a table of a whole benchmark may name; keep the keys naming "
-                          f"the data's {what}s")
+                          f"the data's {plural(what)}")
 
 
 def labels_keyed(labels: Sequence[str], option: str, mapping: Any, *, what: str = "task",
@@ -409,8 +412,10 @@ def agent_named(agents: Sequence[str], option: str, name: object, where: str = "
     hint = (f" ({why}, left out)" if why else f" (did you mean {', '.join(map(repr, close))}?)" if close else "")
     kind = " (a boolean)" if isinstance(name, bool) else ""  # True is not the agent 1 (label_named)
     said = f"{as_given(name)}{kind} in {option}=" if listed else f"{option}={as_given(name)}{kind}"
-    article = "an" if what[:1] in "aeiou" else "a"
-    raise OptionError(f"{said} is not {article} {what}{where}{hint}; the {what}s are: {', '.join(map(repr, agents))}")
+    from .grammar import a_or_an, plural
+
+    raise OptionError(f"{said} is not {a_or_an(what)}{where}{hint}; the {plural(what)} are: "
+                      f"{', '.join(map(repr, agents))}")
 
 
 def warn(message: str, command_line: str | None = None) -> None:

@@ -822,7 +822,23 @@ def _check_names(parts, columns, namespace, roles, restricted=False, index=()):
             continue
         if role == "response" and name not in quoted and _known_outside_data(name, namespace):
             continue
+        if role == "response":
+            _spaced_words(parts, present)
         _unknown(parts.formula.text, role, name, start, end, columns, restricted, index)
+
+
+def _spaced_words(parts, present):
+    """The advice to back-quote a spaced name where the response is words apart joined by Python's keywords that
+    name no column one by one but, joined by spaces, name one of the data ('time in seconds', 'win or lose': read as
+    Python since audit s38 loud38, they had said "unknown name 'time'"; review s38 fixe38)."""
+    start, end = parts.response_span
+    text = parts.formula.text[start:end]
+    if not re.fullmatch(r"\w+(\s+\w+)+", text):
+        return
+    for column in dict.fromkeys((text, " ".join(text.split()))):
+        if column in present:
+            _fail(parts.formula.text, start, end,
+                  f"column names that contain spaces must be back-quoted, e.g. `{column}`")
 
 
 def parse_against(formula: str | Formula, data: object) -> Formula:

@@ -394,7 +394,7 @@ def _names(option: str, names: Sequence[Any] | None, length: int, axis: str) -> 
         said = count(len(names), "entry") if len(names) != length else None
     else:
         names = list(itertools.islice(names, length + 1))
-        said = None if len(names) == length else (f"more than {length:,} entries" if len(names) > length
+        said = None if len(names) == length else (f"more than {count(length, 'entry')}" if len(names) > length
                                                   else count(len(names), "entry"))
     if said is not None:
         raise OptionError(f"{option}= has {said} but {axis} has {length}")

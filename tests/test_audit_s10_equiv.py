@@ -4,7 +4,7 @@ Where half or more of an agent's runs on a task sit at the task's largest or sma
 ``rlstats.equivalence``'s per-task Welch tests declared non-inferiority in up to 0.12 and equivalence in up to 0.09 of
 simulated tests at alpha = 0.05, and the across-tasks test (Welch-Satterthwaite) in up to 0.075; a note only quoted
 it (audit s9). Now the per-task tests are withheld there (no variance bound tried held alpha at 5 runs), and the
-across-tasks test bounds such cells' run variance from below (``_kernels.variance_floor``), withheld where both
+across-tasks test bounds such cells' run variance from below (``rlstats.bounds.variance_floor``), withheld where both
 agents' runs of a task all sit at its bound. Elsewhere every number is the former one bit for bit. The calibration
 grid has a ``saturated`` family (85% of a baseline's runs at the cap), measured in the ``equivalence.size`` rows.
 """

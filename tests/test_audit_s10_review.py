@@ -20,7 +20,7 @@ from scipy import stats
 import rlstats
 from conftest import runs_frame
 from rlstats.errors import DesignError, OptionError
-from rlstats.methods.equivalence import _kernels as equivalence_kernels
+from rlstats import bounds
 
 FORMULA = "score ~ agent | task"
 
@@ -141,8 +141,7 @@ def test_variance_floor_by_hand():
     upper = proportion_confint(2, 20, alpha=0.10, method="wilson")[1]  # the two-sided 90% bound: one-sided 95%
     assert upper < 0.5 and floor(2, 20, 2.0) == pytest.approx(upper * (1 - upper) * 2.0 ** 2, rel=1e-12)
     for off, n, distance in ((1, 5, 2.0), (2, 6, 2.0), (2, 20, 2.0), (0, 3, 0.7), (3, 7, 1e-150)):
-        assert equivalence_kernels.variance_floor(n - off, n, distance) == pytest.approx(floor(off, n, distance),
-                                                                                       rel=1e-12)
+        assert bounds.variance_floor(n - off, n, distance) == pytest.approx(floor(off, n, distance), rel=1e-12)
     scores = {("A", "t1"): [10, 10, 10, 10, 8], ("B", "t1"): [10, 10, 9, 7, 10, 10],
               ("A", "t2"): [3.1, 2.5, 4.0, 3.3], ("B", "t2"): [2.9, 3.6, 3.0, 2.2, 2.8]}
     res = rlstats.equivalence(runs_frame(scores), FORMULA, margin=1.0, aggregate=None)

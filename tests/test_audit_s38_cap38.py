@@ -63,16 +63,46 @@ def test_huge_limits_put_t_at_their_tails(t, df):
     assert counter["nctdtr"] <= 2 and counter["quadrature"] < 140
 
 
-def test_ordinary_limits_keep_nctdtr_and_match_nct():
-    """Below |ncp| = 40 the limits are nctdtr's bisection as before, bit for bit; from it the quadrature, which
-    scipy.stats.nct confirms (t at its tails to 1e-9)."""
-    t = np.array([0.0, 1.5, -2.2, 7.0, 25.0, 60.0, 250.0])
-    df = np.array([38.0, 4.0, 8.0, 2.0, 18.0, 10.0, 98.0])
+def test_ordinary_limits_keep_nctdtr_and_match_nct(monkeypatch):
+    """Below |ncp| = 40 the limits are nctdtr's bisection bit for bit: equal to those of nctdtr alone (the switch
+    moved to infinity); the last steps to a limit of 39.69 read nctdtr and those to one of 41.30 the quadrature, so
+    that a switch moved past either fails here (review s38 fixe38: this test claimed bits and checked 1e-9).
+    scipy.stats.nct confirms every limit to 1e-9."""
+    t = np.array([0.0, 1.5, -2.2, 7.0, 25.0, 36.5, 45.0, 60.0, 250.0])
+    df = np.array([38.0, 4.0, 8.0, 2.0, 18.0, 398.0, 398.0, 10.0, 98.0])
     counter = {}
     low, high = _kernels.noncentral_t_limits(t, df, 0.95, counter=counter)
     np.testing.assert_allclose(stats.nct.cdf(t, df, low), 0.975, atol=1e-9)
     np.testing.assert_allclose(stats.nct.cdf(t, df, high), 0.025, atol=1e-9)
     assert counter["quadrature"] > 0 and counter["nctdtr"] > 0
+    below = slice(0, 6)  # every limit below 40 (the sixth's upper one 39.69)
+    assert high[5] == pytest.approx(39.695, abs=1e-3) and low[6] == pytest.approx(41.302, abs=1e-3)
+    assert (np.abs(high[below]) < 40).all()
+    with monkeypatch.context() as patch:
+        patch.setattr(_kernels, "NCT_QUADRATURE_NCP", np.inf)
+        only_low, only_high = _kernels.noncentral_t_limits(t[below], df[below], 0.95)
+    assert only_low.tobytes() == low[below].tobytes() and only_high.tobytes() == high[below].tobytes()
+    seen = {"nctdtr": [], "quadrature": []}
+    nctdtr, quadrature = special.nctdtr, _kernels.noncentral_t_cdf
+
+    def seen_nctdtr(nu, ncp, x):
+        seen["nctdtr"].extend(np.ravel(ncp))
+        return nctdtr(nu, ncp, x)
+
+    def seen_quadrature(x, nu, ncp):
+        seen["quadrature"].extend(np.ravel(ncp))
+        return quadrature(x, nu, ncp)
+
+    monkeypatch.setattr(special, "nctdtr", seen_nctdtr)
+    monkeypatch.setattr(_kernels, "noncentral_t_cdf", seen_quadrature)
+    again = _kernels.noncentral_t_limits(t[5:7], df[5:7], 0.95)
+    assert again[1][0] == high[5] and again[0][1] == low[6]
+
+    def near(way, limit):
+        return bool(np.any(np.abs(np.array(seen[way]) - limit) < 1e-9))
+
+    assert near("nctdtr", high[5]) and not near("quadrature", high[5])
+    assert near("quadrature", low[6]) and not near("nctdtr", low[6])
     # at ncp 40-300 the two agree to 1e-9 on every quantile (the switch moves a limit there by no more)
     for nu in (2.0, 6.0, 38.0, 398.0):
         for ncp in (40.0, 300.0):
@@ -115,8 +145,9 @@ def _capped_miss(agents, runs, share, tasks, seed):
 
 def test_capped_cell_keeps_the_set_at_its_level():
     """Two alike agents, 10 runs, 70% of runs at the cap, the tasks where one agent's runs all sit at it: the set
-    dropped a truly best agent in 0.10 of 1,124 such tasks with Welch's t reading the other's variance alone; with the
-    cell's variance floored 0.056 of 1,146 (audit s38 cap38). Here the cell is drawn at the cap directly (the same
+    dropped a truly best agent in 0.113 (130) of 1,146 such tasks with Welch's t reading the other's variance alone;
+    with the cell's variance floored in 0.056 (64) of the same 1,146 (tests/reference/task_table_capped_cells.py, with
+    and without --no-floor; audit s38 cap38, review s38 fixe38). Here the cell is drawn at the cap directly (the same
     conditional law), 3,000 tasks."""
     rng = np.random.default_rng(3811)
     cap = stats.norm.ppf(0.3)

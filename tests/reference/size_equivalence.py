@@ -163,7 +163,8 @@ def summaries(y):
     """(mean, sd, tied, floor), each (..., tasks, 2), of runs y (..., tasks, 2, runs), as :func:`rlstats.equivalence`
     reads them (``_api._cells``, ``_api._saturation``): runs that all tie have their value as mean and sd 0; ``tied``
     where a cell's runs mostly sit at the task's largest or smallest score, ``floor`` the bound of such a cell's
-    run variance (``_kernels.saturated``, ``_kernels.variance_floor``)."""
+    run variance (``_kernels.saturated``, ``rlstats.bounds.variance_floor``)."""
+    from rlstats.bounds import variance_floor
     from rlstats.methods.equivalence import _kernels as kernels
 
     runs = y.shape[-1]
@@ -179,7 +180,7 @@ def summaries(y):
     sits_top = n_top >= n_bottom
     at_bound = np.where(sits_top, n_top, n_bottom)
     distance = np.nan_to_num(np.where(sits_top, d_top[..., None], d_bottom[..., None]))
-    return mean, sd, kernels.saturated(at_bound, runs), kernels.variance_floor(at_bound, runs, distance)
+    return mean, sd, kernels.saturated(at_bound, runs), variance_floor(at_bound, runs, distance)
 
 
 def _paired_bounded(kernels, mean, sd, tied, floor, runs):

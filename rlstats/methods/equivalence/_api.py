@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
-from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
+from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld, variance_floor
 from ...cost import admit, shows, timed_bar
 from ...connectivity import tasks_way
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
@@ -681,7 +681,7 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
     changed = {"withheld": [t for t, w, g in zip(names, tied, given) if w and g], "floored": False, "still": []}
     se, df = np.where(tied, np.nan, se), np.where(tied, np.nan, df)
     rows += _rows("task", a, b, names, "Welch t", estimate, se, df, _test(options, estimate, se, df), options.margin)
-    if tied.any():  # a cap often reached: each such cell's variance at least its floor (kernels.variance_floor)
+    if tied.any():  # a cap often reached: each such cell's variance at least its floor (bounds.variance_floor)
         sd_a = np.where(tied_a, np.sqrt(np.maximum(sd_a ** 2, floor_a)), sd_a)
         sd_b = np.where(tied_b, np.sqrt(np.maximum(sd_b ** 2, floor_b)), sd_b)
         # both agents' runs all at one bound: no run off it to bound their spread by
@@ -1175,7 +1175,7 @@ def _saturation(design, agents):
     """(tied, floor), each (tasks, 2): for the agents ``agents`` (two codes, or one for a published table's pair),
     where an agent's runs mostly sit at the largest or smallest score of the pair's runs of a task
     (``kernels.saturated``: a cap often reached), and the lower bound of such a cell's run variance
-    (``kernels.variance_floor``) from the mean distance of the pair's runs off the bound the cell sits at
+    (``rlstats.bounds.variance_floor``) from the mean distance of the pair's runs off the bound the cell sits at
     (``rlstats.bounds.bound_ties``). Only the pair's runs are read, so that a third agent of the data changes nothing
     of the pair's tests."""
     agents = np.atleast_1d(np.asarray(agents, dtype=np.intp))
@@ -1183,7 +1183,7 @@ def _saturation(design, agents):
     counts = design.counts[:, agents]
     if agents.size == 1:  # a published table's side: no runs, never tied
         at_bound, distance, counts = (np.pad(v, ((0, 0), (0, 1))) for v in (at_bound, distance, counts))
-    return kernels.saturated(at_bound, counts), kernels.variance_floor(at_bound, counts, distance)
+    return kernels.saturated(at_bound, counts), variance_floor(at_bound, counts, distance)
 
 
 def _saturated_notes(withheld, floored, across="welch"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...bounds import mostly_at_bound
-from ...statistics import monte_carlo_pvalue, welch_satterthwaite_df, wilson_interval
+from ...statistics import monte_carlo_pvalue, welch_satterthwaite_df
 
 #: the alternatives: what a rejection shows
 ALTERNATIVES = ("equivalence", "noninferior")
@@ -50,9 +50,9 @@ def paired_bounded(differences, within, always):
     """(estimate, se, df) of the one-sample t of each row of ``differences`` (..., T) where some cell's runs mostly sit
     at a bound (audit s11): its variance sd^2 / T is bounded from below by the within-task variance of the mean
     difference, sum_t ``within``_t / T^2 (``within``: each task's s_1t^2 / n_1t + s_2t^2 / n_2t, a saturated cell's s^2
-    at least :func:`variance_floor`), on T - 1 df; where a task's runs of both sides all tie at the bound (``always``,
-    one per row), whose difference of exactly 0 bounds nothing, the two are added instead (the larger alone missed alpha
-    there: 0.098 at 5 tasks x 3 runs). NaN where the differences do not vary."""
+    at least :func:`rlstats.bounds.variance_floor`), on T - 1 df; where a task's runs of both sides all tie at the
+    bound (``always``, one per row), whose difference of exactly 0 bounds nothing, the two are added instead (the
+    larger alone missed alpha there: 0.098 at 5 tasks x 3 runs). NaN where the differences do not vary."""
     mean, se, df = paired(differences)
     within = np.asarray(within, dtype=np.float64)
     bound = np.sqrt(within.sum(axis=-1)) / within.shape[-1]
@@ -179,18 +179,6 @@ def saturated(at_bound, n):
     there and half or more of the cell's ``n``. Welch's t misses alpha on such runs (audit s9; tests/reference/
     size_equivalence.py, the ``saturated`` rows); the rule's home is :func:`rlstats.bounds.mostly_at_bound`."""
     return mostly_at_bound(at_bound, n)
-
-
-def variance_floor(at_bound, n, distance):
-    """A lower bound for the variance of a run of a saturated cell, broadcast: a score at its bound or ``distance``
-    off it (the mean distance of the task's runs off that bound), off it with probability p, has variance p (1 - p)
-    distance^2; p is taken at the Wilson 95% upper bound of the share of the cell's ``n`` runs off the bound (n -
-    ``at_bound`` of them), and at most 1/2, where p (1 - p) is largest. Runs that mostly sit at the cap are few
-    runs off it, whose share the cell's own spread reads as nearly 0 in the data sets that declare too easily."""
-    at_bound, n, distance = (np.asarray(v, dtype=np.float64) for v in (at_bound, n, distance))
-    # the one-sided 95% upper bound is the upper end of the two-sided 90% interval
-    upper = np.minimum(wilson_interval(n - at_bound, n, 0.90)[1], 0.5)
-    return upper * (1 - upper) * distance ** 2
 
 
 def spread_sums(y, cell, n_cells):

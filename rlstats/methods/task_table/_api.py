@@ -551,15 +551,14 @@ def _flat_pairs_note(design, test, runs, pairwise):
 def _capped_note(design, capped):
     """The cells whose runs all tie at a cap (the pair's largest or smallest score), whose run variance Welch's t
     bounded from below (``kernels.cap_floors``), with what that kept and what it did not (audit s38 cap38)."""
-    cells = int(capped.sum())
     return (f"the runs of {_cells_phrase(design, capped)} all tie at a cap (the largest or smallest score of the "
-            f"pair tested), where Welch's t would read no spread: the tests against {'it' if cells == 1 else 'them'} "
-            "bound such a cell's run variance from below by p (1 - p) d^2, p the Wilson 95% upper bound of the share of its runs off the cap "
-            "(at most 1/2), d the other agent's mean distance off it; in simulations of 2-8 alike agents with 70-95% "
-            "of their runs at a cap (3, 5 and 10 runs) the possibly-best set then held every truly best agent in 0.944 "
-            "or more of the tasks with such a cell (without the bound 0.90 at 2 agents x 10 runs, 70%), but a "
-            "single one-sided p-value against such a cell can still be small too often (0.18 of them below 0.05 at "
-            "10 runs, 70%): read the mark, not that p-value")
+            "pair tested), where Welch's t would read no spread: the tests against such a cell bound its run "
+            "variance from below by p (1 - p) d^2, p the Wilson 95% upper bound of the share of its runs off the cap "
+            "(at most 1/2), d the other agent's mean distance off it, and so do Welch's t, df and interval printed "
+            "against it; in simulations of 2-8 alike agents with 70-95% of their runs at a cap (3, 5 and 10 runs) the "
+            "possibly-best set then held every truly best agent in 0.944 or more of the tasks with such a cell "
+            "(without the bound 0.887 at 2 agents x 10 runs, 70%), but a single one-sided p-value against such a cell "
+            "can still be small too often (0.18 of them below 0.05 at 10 runs, 70%): read the mark, not that p-value")
 
 
 def _group_notes(design):
