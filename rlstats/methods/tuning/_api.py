@@ -621,13 +621,18 @@ def _refuse_untuned(data, parsed, config, weights, holdout):
 
 
 def _configuration_columns(data, parsed, skip=()):
-    """The data's columns outside the formula (and ``skip``) that could name configurations: within some sweep
-    (agent x task) they take several values, and within every sweep some value is shared by several runs (a column
-    of one number per run, a score's spread, is no configuration)."""
+    """The data's columns outside the formula (and ``skip``) that could name configurations: grouping columns
+    (:func:`_grouping_columns`) that take several values within some sweep (agent x task)."""
+    skip = {*skip} if parsed.outer is None else {*skip, parsed.outer}
+    return [column for column, values in _grouping_columns(data, parsed, skip) if (values > 1).any()]
+
+
+def _grouping_columns(data, parsed, skip):
+    """``(column, its number of values in each sweep)`` of the data's columns outside the formula and ``skip`` whose
+    values group runs: within every sweep (agent x task) some value is shared by several runs, as a hyperparameter's
+    is (a column of one number per run, a score's spread, is no configuration)."""
     keys = [parsed.blocks, parsed.groups]
     skip = {*keys, *skip, parsed.replicate, *parsed.response_columns}
-    if parsed.outer is not None:
-        skip.add(parsed.outer)
     grouped = data.groupby(keys, observed=True, sort=False)
     rows = grouped.size()
     out = []
@@ -638,8 +643,8 @@ def _configuration_columns(data, parsed, skip=()):
             values = grouped[column].nunique(dropna=False)
         except TypeError:  # unhashable cells (dicts of settings)
             continue
-        if (values > 1).any() and (values < rows.reindex(values.index)).all():
-            out.append(column)
+        if (values < rows.reindex(values.index)).all():
+            out.append((column, values))
     return out
 
 
@@ -883,23 +888,11 @@ def _check_columns(name, columns, data, parsed, single=False):
 
 
 def _separating_columns(data, parsed, config):
-    """Columns outside the formula and ``config`` whose values group runs (some value is shared by several runs of an
-    agent and task, as a hyperparameter's is; a column of per-run numbers, a score's spread, is not one) and that tell
-    apart the runs sharing a seed within an agent, task and configuration: each such column alone, or else all of them
-    together (a sweep over two hyperparameters), or none."""
+    """Grouping columns outside the formula and ``config`` (:func:`_grouping_columns`) that tell apart the runs sharing
+    a seed within an agent, task and configuration: each such column alone, or else all of them together (a sweep over
+    two hyperparameters), or none."""
     keys = [parsed.blocks, parsed.groups, *config]
-    skip = {*keys, parsed.replicate, *parsed.response_columns}
-    cell_rows = data.groupby(keys[:2], observed=True, sort=False)[parsed.replicate].size()
-    grouping = []
-    for column in data.columns:
-        if not isinstance(column, str) or column in skip:
-            continue
-        try:
-            values = data.groupby(keys[:2], observed=True, sort=False)[column].nunique(dropna=False)
-        except TypeError:  # unhashable cells (dicts of settings)
-            continue
-        if (values < cell_rows.reindex(values.index)).all():
-            grouping.append(column)
+    grouping = [column for column, _ in _grouping_columns(data, parsed, config)]
     alone = [c for c in grouping if not data.duplicated([*keys, c, parsed.replicate]).any()]
     if alone or not grouping:
         return alone
