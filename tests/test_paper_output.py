@@ -55,8 +55,10 @@ def results():
             formula = "score ~ agent | task/seed" if on_curves else FORMULA
             made[name] = rlstats.compare(curves if on_curves else blocked, formula, rng=1, **options)
         made["task_table"] = rlstats.task_table(blocked, FORMULA, rng=0)
-        # each agent one configuration: the sweep's seeds are its replicates (task/seed)
-        made["tuning"] = rlstats.compare(blocked, "score ~ agent | task/seed", method="tuning", n_resamples=200, rng=1)
+        # two configurations a sweep (a learning rate over the seeds' parity), each with two seeds as replicates
+        swept = blocked.assign(lr=np.where(blocked["seed"] % 2 == 0, 1e-3, 3e-4))
+        made["tuning"] = rlstats.compare(swept, "score ~ agent | task/seed", method="tuning", config="lr",
+                                         n_resamples=200, rng=1)
         made["task_table aggregate, drawn seed"] = rlstats.task_table(blocked, FORMULA, aggregate="bootstrap",
                                                                       statistic="iqm", n_resamples=200)
         made["power"] = rlstats.power("skillings_mack", effect=1.0, seeds=[2, 4], tasks=3, n_sim=20, rng=0,
