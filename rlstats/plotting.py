@@ -48,11 +48,12 @@ def axes_or_new(ax: Any, figsize: tuple[float, float], fewer: str = "") -> Any:
 MAX_FIGURE_INCHES = 100
 
 
-def own_size(figsize: tuple[float, float], fewer: str = "") -> tuple[float, float]:
+def own_size(figsize: tuple[float, float], fewer: str = "", *, sized: bool = True) -> tuple[float, float]:
     """``figsize``, the size a plot makes its own figure at (:func:`axes_or_new`, :func:`panels`: their one check),
     refused past :data:`MAX_FIGURE_INCHES` before the figure is made; unchecked under ``Result.plot(figsize=)``
     (:data:`ASKED_SIZE`), which sets the size asked (:func:`check_figsize`). ``fewer``: what grows it and how to draw
-    less ("draw fewer of its 756 rows: pass scopes=..."); by default a subset of the result.
+    less ("draw fewer of its 756 rows: pass scopes=..."); by default a subset of the result. ``sized``: whether the
+    plot takes ``figsize=`` (the message offers it); :func:`calibration_figure` takes ``width=`` only.
 
     Refused, not capped: the sizes grow with the rows or panels drawn, and squeezed into 100 in they would overlap
     (equivalence's 2,175 rows of 30 agents, 5 x 244.7 in at 0.14 in a row, would be 0.046 in apart, under their 7-pt
@@ -66,9 +67,8 @@ def own_size(figsize: tuple[float, float], fewer: str = "") -> tuple[float, floa
                           f"{MAX_FIGURE_INCHES} inches a side a figure rlstats draws may have (a page is 8.5 in wide, "
                           f"an A0 poster 46.8 in); "
                           f"{fewer or 'draw less of it: plot a subset of the agents or tasks (select the rows first)'}"
-                          "; "
-                          f"or pass figsize= (at most {MAX_FIGURE_INCHES} in a side; refused in turn where the labels "
-                          "would not fit it)")
+                          + (f"; or pass figsize= (at most {MAX_FIGURE_INCHES} in a side; refused in turn where the "
+                             "labels would not fit it)" if sized else ""))
     return width, height
 
 
@@ -1320,8 +1320,9 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     coverage over the rest of the design (agents, tasks, score distribution, metric, ...) at that many runs per
     cell; every count of runs measured has a tick, labelled where the labels stay a word apart at the figure's size
     (every second, third, ... where they would not). Open triangles mark the lowest single design draw where the rows
-    record their draws, and a grey line
-    the nominal level. Filter the table first to draw part of it
+    record their draws, and a grey line the nominal level. Each panel's methods are listed under it, broken at words
+    to its width; a new figure has as many columns of panels as ``width`` holds (two at a page's width), each row as
+    tall as its longest list of methods needs. Filter the table first to draw part of it
     (``rlstats.calibration_table(distribution="skewed")``); ``rlstats.calibration.coverage_by_runs`` gives the
     points drawn.
 
@@ -1332,8 +1333,9 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     ax : matplotlib Axes or sequence of Axes, optional
         One Axes per procedure; a new figure when None.
     width : float, optional
-        Width of a new figure in inches (default :data:`PAGE_WIDTH`, a two-column paper's text): as many
-        panels a row as fit.
+        Width of a new figure in inches (default :data:`PAGE_WIDTH`, a two-column paper's text), at least
+        :data:`CALIBRATION_LEAST_WIDTH`: as many columns of panels as fit, each about
+        :data:`CALIBRATION_COLUMN` inches.
     colors : sequence of colours, optional
         The methods' colours within a panel (default :data:`PALETTE`).
 
@@ -1344,7 +1346,9 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     Raises
     ------
     OptionError
-        The table has no row with runs per cell, or ``ax`` holds another number of Axes than procedures.
+        The table has no row with runs per cell, ``ax`` holds another number of Axes than procedures, ``width`` is
+        not a number of at least :data:`CALIBRATION_LEAST_WIDTH` inches, or the figure would be taller than
+        :data:`MAX_FIGURE_INCHES` (filter the table to fewer procedures).
 
     See Also
     --------
@@ -1364,16 +1368,19 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     from matplotlib.transforms import ScaledTranslation
 
     from .calibration import calibration_table, coverage_by_runs
+    from .errors import OptionError
 
+    inches = _calibration_width(width) if ax is None else None  # checked before the table is read
     points = coverage_by_runs(calibration_table() if table is None else table)
     names = list(dict.fromkeys(points["procedure"]))
     if not names:
-        from .errors import OptionError
-
         raise OptionError("the calibration table given has no row with runs per cell to draw; pass "
                           "rlstats.calibration_table() or a filter of it that keeps some")
-    fig, axes = panels(ax, len(names), (2.2, 2.0), width=PAGE_WIDTH if width is None else width,
-                       what="procedure", hint=" (or filter the table to fewer procedures)")
+    if inches is not None:
+        fig, axes = _calibration_grid(len(names), inches)
+    else:
+        fig, axes = panels(ax, len(names), (CALIBRATION_COLUMN, 2.0), what="procedure",
+                           hint=" (or filter the table to fewer procedures)")
     for panel, name in zip(axes, names):
         rows = points[points["procedure"] == name]
         methods = list(dict.fromkeys(zip(rows["role"], rows["method"])))  # defaults first (coverage_by_runs' order)
@@ -1396,23 +1403,29 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
         # room below the lowest point, and never so little range that a 0.01 shortfall looks like a cliff
         panel.set_ylim(max(0.0, min(0.85, np.floor(low * 20) / 20 - 0.02)), 1.01)
         panel.set_title(name, fontsize=SMALL_FONT + 1)
+        panel.set_xlabel("runs per cell", fontsize=SMALL_FONT, labelpad=1.0)
         spec = panel.get_subplotspec()
         if spec is None or spec.is_first_col():
             panel.set_ylabel("coverage", fontsize=SMALL_FONT)
         for side in ("top", "right"):
             panel.spines[side].set_visible(False)
-        # under the tick labels by their height in points, not a share of the panel's (audit s20: on a short panel
-        # the share put the methods over the numbers)
-        below = -(rcParams["xtick.major.size"] + rcParams["xtick.major.pad"] + 1.4 * SMALL_FONT) / 72
+        # under the tick labels and the x label by their height in points, not a share of the panel's (audit s20: on
+        # a short panel the share put the methods over the numbers)
+        below = -(rcParams["xtick.major.size"] + rcParams["xtick.major.pad"] + 1.4 * SMALL_FONT + 1.0
+                  + 1.4 * SMALL_FONT + 2.0) / 72
         # from the panel's left edge, its methods broken to end inside it (_legend_inside, below): a legend wider than
         # its panel widened the layout's margins, the panels shrank to make room, the legend (centred on them)
-        # overhung again, and so at every draw, 0.07 in a draw at a page's width (bootstrap.interval's 2.57 in of
-        # methods over a 2.27 in column; audit s29 fig29): each draw laid the figure out narrower, and its tick
-        # labels ran together. (Not mode="expand": its width stays in the pixels of its last draw, a savefig's dpi,
-        # and the next draw's layout read it.)
-        panel.legend(loc="upper left", bbox_to_anchor=(0.0, 0.0), fontsize=SMALL_FONT, frameon=False,
-                     bbox_transform=panel.transAxes + ScaledTranslation(0.0, below, fig.dpi_scale_trans),
-                     ncols=1, handlelength=2.2, borderaxespad=0, labelspacing=0.25)
+        # overhung again, and so at every draw (audit s29 fig29). (Not mode="expand": its width stays in the pixels
+        # of its last draw, a savefig's dpi, and the next draw's layout read it.)
+        legend = panel.legend(loc="upper left", bbox_to_anchor=(0.0, 0.0), fontsize=SMALL_FONT, frameon=False,
+                              bbox_transform=panel.transAxes + ScaledTranslation(0.0, below, fig.dpi_scale_trans),
+                              ncols=1, handlelength=2.2, borderaxespad=0, borderpad=0, labelspacing=0.25)
+        if ax is None:
+            # its own figure keeps a row of the grid under the panels for their legends (_calibration_rows): out of
+            # the layout, so a legend's width never sets a column's (session 39 fig39: in the layout, the whole
+            # table's 26 panels at a page's width collapsed it, matplotlib warning "axes sizes collapsed to zero",
+            # panels a few pixels wide and their legends over their neighbours)
+            legend.set_in_layout(False)
     keys = [Line2D([], [], color="0.2", label=role, **CALIBRATION_STYLES[role]) for role in CALIBRATION_STYLES]
     keys += [Line2D([], [], color="0.6", linewidth=0.9, label="nominal level"),
              Line2D([], [], linestyle="none", marker="v", markerfacecolor="none", markeredgecolor="0.2",
@@ -1424,37 +1437,164 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     line = fig.supxlabel("runs per cell (log scale); each point the lowest coverage over the rest of the design",
                          fontsize=SMALL_FONT)
     break_to_width(line, fig, 0.95)
-    if ax is None:  # its own figure: each row as tall as its longest legend needs, then the key and the line under
-        grid = axes[0].get_gridspec()
-        draw_quietly(fig)  # the panels' widths, at most as wide as once the legends are broken inside them
-        shown = [_legend_inside(panel) for panel in axes]
-        heights = [_CALIBRATION_PANEL + _CALIBRATION_LINE * max(shown[i:i + grid.ncols])
-                   for i in range(0, len(names), grid.ncols)]
-        grid.set_height_ratios(heights)
-        lines = -(-len(keys) // columns) + line.get_text().count("\n") + 1
-        fig.set_figheight(sum(heights) + _CALIBRATION_LINE * 1.3 * lines)
+    if ax is None:
+        _calibration_rows(fig, axes)
         # counts of runs close on a log axis keep their ticks but lose labels, measured on the figure drawn at its size
         # (bootstrap.interval's 2 to 200 at a page's width: "20" and "30" 0.2 em apart read "2030", audit s28 fig28)
         _numbers_apart(fig)
     return fig
 
 
+#: inches a column of the calibration figure's panels takes (a panel with its tick labels and its methods under it):
+#: two columns at a page's width (:data:`PAGE_WIDTH`), one at a column's; and the least width a new figure may have,
+#: its panel 1.45 in wide beside the "coverage" label and its tick labels (narrower, the methods under it break into
+#: lines of a word or two; at 1.5 in the panel is 0.94 in)
+CALIBRATION_COLUMN, CALIBRATION_LEAST_WIDTH = 3.2, 2.0
+
+#: inches of a calibration panel's drawing (without its title, tick labels and methods), and of the gap between the
+#: last method listed under a panel and the title of the panel below
+_CALIBRATION_PANEL, _CALIBRATION_GAP = 1.2, 0.12
+
+
+#: the share by which a line of 7 pt text drawn at one resolution may be wider at another (DejaVu Sans' hinting:
+#: "simultaneous, studentized" 92.9 pt at 100 dpi, 97.0 pt at 150, 90.4 pt at 200; session 39 fig39: methods broken to
+#: end inside their panel at 100 dpi ended up to 0.07 in past it at the docs' 150 dpi, past the figure's edge at
+#: width=2.2)
+_HINTED = 0.06
+
+
+def _calibration_width(width: Any) -> float:
+    """``width=`` of :func:`calibration_figure`'s own figure, inches: :data:`PAGE_WIDTH` for None; an OptionError
+    where it is not a number from :data:`CALIBRATION_LEAST_WIDTH` to :data:`MAX_FIGURE_INCHES` (before, none was
+    checked: width=0 failed in numpy, "Singular matrix", width=-1 in matplotlib)."""
+    from .errors import OptionError
+    from .options import is_finite_number
+
+    if width is None:
+        return PAGE_WIDTH
+    if not is_finite_number(width) or not CALIBRATION_LEAST_WIDTH <= float(width) <= MAX_FIGURE_INCHES:
+        raise OptionError(f"width= of the calibration figure must be a number of inches from "
+                          f"{CALIBRATION_LEAST_WIDTH:g} (one panel with its labels and methods) to "
+                          f"{MAX_FIGURE_INCHES}, e.g. width={PAGE_WIDTH} (a page's text), got {width!r:.60}")
+    return float(width)
+
+
+def _calibration_grid(n: int, width: float) -> tuple[Any, list[Any]]:
+    """(figure, n Axes) of :func:`calibration_figure`'s own figure ``width`` inches wide: the panels in as many
+    columns as fit (:data:`CALIBRATION_COLUMN`), each row of panels followed by a row of the grid with no Axes,
+    where their legends go (its height set by :func:`_calibration_rows`)."""
+    import matplotlib.pyplot as plt
+
+    columns = int(max(1, min(n, width // CALIBRATION_COLUMN)))
+    rows = -(-n // columns)
+    # refused before anything is drawn where the panels alone are too tall: a row is 1.7 in at least, its drawing
+    # and 0.5 in of title, tick labels and x label (and more: a line of methods at least, and the gap under it)
+    own_size((width, rows * (_CALIBRATION_PANEL + 0.5)), _fewer_procedures(n, rows), sized=False)
+    # a first height: the panels and about four methods under each; _calibration_rows sets the one drawn
+    fig = plt.figure(figsize=(width, min(rows * 2.4, MAX_FIGURE_INCHES)), layout="constrained")
+    grid = fig.add_gridspec(2 * rows, columns, height_ratios=[_CALIBRATION_PANEL, 0.6] * rows)
+    axes = [fig.add_subplot(grid[2 * (i // columns), i % columns]) for i in range(n)]
+    for panel in axes:
+        panel.tick_params(labelsize=SMALL_FONT)
+    return fig, axes
+
+
+def _fewer_procedures(n: int, rows: int) -> str:
+    """How to draw less of :func:`calibration_figure`'s own figure: :func:`own_size`'s ``fewer``."""
+    from .format import count, verb
+
+    return (f"filter the table to fewer procedures (rlstats.calibration_table(procedures)): its "
+            f"{count(n, 'panel')} {verb(n, 'stands')} in {count(rows, 'row')}; or pass a larger width= for more "
+            "panels a row")
+
+
+def _calibration_rows(fig: Any, axes: Sequence[Any]) -> None:
+    """The height of :func:`calibration_figure`'s own figure and of its grid's rows: each panel's drawing
+    :data:`_CALIBRATION_PANEL` inches high, and the row of the grid under each row of panels as tall as its longest
+    legend (its methods broken inside its panel, :func:`_legend_inside`) reaches below the panels' tick labels and
+    x labels, :data:`_CALIBRATION_GAP` clear of the titles of the row below (or of the line under the panels).
+    Measured on the figure drawn: the layout's margins (titles, tick labels, the key above) keep their size whatever
+    the height, so the rows' heights set as ratios come out as asked. Refused past :data:`MAX_FIGURE_INCHES` (the
+    figure closed): the table filtered to fewer procedures draws less."""
+    from .errors import OptionError
+
+    grid = axes[0].get_subplotspec().get_gridspec()
+    rows, columns = grid.get_geometry()
+    rows //= 2
+    renderer = draw_quietly(fig)
+    for panel in axes:  # out of the layout: breaking them moves nothing else, no second draw is needed to measure
+        _legend_inside(panel)
+    dpi = fig.dpi
+    _refuse_wide_methods(fig, axes, renderer)
+    ratios = list(grid.get_height_ratios())
+    height = fig.get_figheight()
+    per_ratio = axes[0].get_position().height * height / ratios[0]  # inches of the grid's rows a unit of ratio
+    margins = height - per_ratio * sum(ratios)  # the layout's: titles, tick labels, x labels, the key, the line
+    supxlabel = fig._supxlabel
+    for row in range(rows):
+        mine = axes[row * columns:(row + 1) * columns]
+        lowest = min(panel.get_legend().get_window_extent(renderer).y0 for panel in mine)
+        below = axes[(row + 1) * columns:(row + 2) * columns]
+        if below:
+            top = max(panel.get_tightbbox(renderer, for_layout_only=True).y1 for panel in below)
+        else:
+            top = supxlabel.get_window_extent(renderer).y1 if supxlabel is not None else 0.0
+        # inches the legends' row must grow by (shrink by, where negative) for the gap to the row below
+        grow = (top - lowest) / dpi + _CALIBRATION_GAP
+        ratios[2 * row + 1] = max(0.01, per_ratio * ratios[2 * row + 1] + grow)
+    grid.set_height_ratios(ratios)
+    needed = margins + sum(ratios)
+    try:
+        own_size((fig.get_figwidth(), needed), _fewer_procedures(len(axes), rows), sized=False)
+    except OptionError:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        raise
+    fig.set_figheight(needed)
+
+
+def _refuse_wide_methods(fig: Any, axes: Sequence[Any], renderer: Any) -> None:
+    """An OptionError, the figure closed, where a method listed under a panel of :func:`calibration_figure`'s own
+    figure, broken at its spaces (:func:`_legend_inside`), still ends past the figure's right edge (with
+    :data:`_HINTED` of its width to spare): a name without spaces longer than the panel is wide
+    ("select_then_report_pooled_t" at width=2.2), which no break shortens; says the width that holds it (the
+    panels' left edge stays where it is at a wider figure, their right edge moves with it)."""
+    right = fig.bbox.x1
+    past, widest = 0.0, None
+    for panel in axes:
+        for text in panel.get_legend().get_texts():
+            box = text.get_window_extent(renderer)
+            if box.x1 + _HINTED * box.width - right > past:
+                past, widest = box.x1 + _HINTED * box.width - right, (panel.get_title(), text.get_text())
+    if widest is None:
+        return
+    import matplotlib.pyplot as plt
+
+    from .errors import OptionError
+
+    plt.close(fig)
+    width = _up(fig.get_figwidth() + past / fig.dpi)
+    line = max(widest[1].splitlines(), key=len)
+    raise OptionError(f"width={fig.get_figwidth():g} is too narrow for the methods of {widest[0]}: their line "
+                      f"{line!r} breaks no further (lines of 8 characters or more, a name kept whole) and would end "
+                      f"past the figure's edge; pass width={width:g} or more, or filter the table to other procedures")
+
+
 def _legend_inside(panel: Any) -> int:
     """Break each method of ``panel``'s legend (drawn from the panel's left edge) at spaces until it ends inside the
     panel's right edge (:func:`_break_text`: a code without spaces, "select_then_report_pooled_t", stays whole);
-    returns the legend's lines."""
+    returns the legend's lines. Broken with :data:`_HINTED` of each line's width to spare, so that it ends inside at
+    any resolution it is saved at."""
     renderer = panel.figure.canvas.get_renderer()
     right = panel.get_window_extent(renderer).x1
     texts = panel.get_legend().get_texts()
     for text in texts:
         def outside(text=text):
             box = text.get_window_extent(renderer)
-            return max(0.0, box.x1 - right) / max(box.width, 1.0)
+            return max(0.0, box.x1 + _HINTED * box.width - right) / max(box.width, 1.0)
 
         _break_text(text, outside)
     return sum(text.get_text().count("\n") + 1 for text in texts)
 
 
-#: inches of a calibration panel with its title and tick labels, and of a line of its legend (7 pt text) (audit s20: at
-#: 3.5 in, one panel of 8 methods in the 2 in of a row was a sliver under the key)
-_CALIBRATION_PANEL, _CALIBRATION_LINE = 1.35, 0.135
