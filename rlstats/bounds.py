@@ -253,6 +253,41 @@ def bound_ties(design: Any, agents: Sequence[int] | None = None,
                           tied_only)
 
 
+#: the most runs :func:`pairs_bound_ties` lays end to end at once (its arrays' length)
+PAIRS_ROWS = 1_000_000
+
+
+def pairs_bound_ties(design: Any, pairs: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(at_bound, distance), each (pairs, tasks, 2): :func:`bound_ties` of each pair of agents (codes), bit for bit
+    what a call a pair gives: the pairs' runs laid end to end, each in the data's order, and each pair's task a block
+    of its own, read in one pass (:data:`PAIRS_ROWS` runs at a time; audit s39 eq39: a call a pair took a tenth of
+    equivalence() on 40 agents' 780 pairs)."""
+    codes = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    rows_of = [np.flatnonzero(design.agent == j) for j in range(design.n_agents)]
+    at_bound, distance = [], []
+    start = 0
+    while start < len(codes):
+        rows, block, column, total = [], [], [], 0
+        end = start
+        while end < len(codes) and (end == start or total < PAIRS_ROWS):
+            i, j = codes[end]
+            mine = np.sort(np.concatenate((rows_of[i], rows_of[j])))  # the data's order, as bound_ties keeps it
+            rows.append(mine)
+            block.append((end - start) * design.n_tasks + design.task[mine].astype(np.intp))
+            column.append((design.agent[mine] == j).astype(np.intp))
+            total += mine.size
+            end += 1
+        mine = np.concatenate(rows)
+        counts, far = ties_at_bounds(np.concatenate(block), np.concatenate(column), design.y[mine],
+                                     (end - start) * design.n_tasks, 2)
+        at_bound.append(counts.reshape(end - start, design.n_tasks, 2))
+        distance.append(far.reshape(end - start, design.n_tasks, 2))
+        start = end
+    if not at_bound:
+        return np.zeros((0, design.n_tasks, 2)), np.zeros((0, design.n_tasks, 2))
+    return np.concatenate(at_bound), np.concatenate(distance)
+
+
 def ties_at_bounds(task: np.ndarray, agent: np.ndarray, y: np.ndarray, n_tasks: int,
                    n_agents: int, tied_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """:func:`bound_ties` of the runs given as arrays (task and agent codes, finite scores): curves() reads it step

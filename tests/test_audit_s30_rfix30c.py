@@ -95,5 +95,6 @@ def test_equivalence_size_note_reads_the_aggregates_runs(monkeypatch):
     # audit s31 (equiv31): each pair's own, per test: A vs B all 4 tasks (3 runs on t4), A vs C and B vs C t1-t3
     # (10 runs), for the per-task, across-tasks and aggregate tests alike
     # audit s32 (equivtab32): first the aggregate's note of its decision's rows for A vs B (the bootstrap noted its
-    # 95% intervals at the 3 runs of t4), by the same reading
-    assert seen == [3] + [3, 10, 10] * 3
+    # 95% intervals at the 3 runs of t4), by the same reading; audit s39 (eq39): A vs C and B vs C share one design
+    # (3 tasks, 10 runs), whose rows each test reads once a call
+    assert seen == [3] + [3, 10] * 3

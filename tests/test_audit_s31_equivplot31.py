@@ -35,7 +35,9 @@ def _estimate(caplog, df, **options):
 def test_cost_counts_each_bootstrap_pass(caplog, monkeypatch):
     """C misses t3: A vs B is bootstrapped on 4 tasks (32 runs), A vs C and B vs C on the 3 all ran (A, B, C: 36
     runs), 68 runs a resample, not the data's 44; the complete design (48 runs) is one pass. The rows each bootstrap
-    was called with are counted by a spy on the bootstrap back end, independently of the formula."""
+    was called with are counted by a spy on the bootstrap back end, independently of the formula; since audit s39 eq39
+    each is priced by the bootstrap's own formula, 3 passes (studentised) x 200 resamples x (runs + 100 x agents) x
+    8e-9 s + 0.006 s a call."""
     from rlstats import methods
 
     real, seen = methods.backend("bootstrap"), []
@@ -47,27 +49,31 @@ def test_cost_counts_each_bootstrap_pass(caplog, monkeypatch):
     monkeypatch.setattr(methods, "backend", lambda name: spy if name == "bootstrap" else real)
     _, work = _estimate(caplog, _three(), n_resamples=200)
     assert sorted(seen) == [32, 36]
-    # besides the resampled values, each pair's tests (audit s32 rfix32): 3 pairs on 4 tasks, each with its
-    # aggregate; 2 task sets: A vs C and B vs C read again alone from their group of 3 agents at 200 resamples
-    pairs = 3 * (2.7e-3 + 4 * 3e-5) + 3 * 1e-3
-    assert work.seconds == pytest.approx(3.5e-8 * 200 * (32 + 36) + pairs + 2 * (2.3e-3 + 200 * 3.6e-7))
+    # besides the bootstraps, the call's own 0.018 s and each pair's tests (audit s32 rfix32, measured again in s39):
+    # 3 pairs on 4 tasks (0.6 ms + 33 us a task), each with its aggregate (0.78 ms + 39 ns a resample); 2 task sets:
+    # A vs C and B vs C read again alone from their group of 3 agents (0.46 ms + 0.137 us a resample)
+    boot = [3 * 200 * (32 + 100 * 2) * 8e-9 + 0.006, 3 * 200 * (36 + 100 * 3) * 8e-9 + 0.006]
+    pairs = 0.018 + 3 * (6e-4 + 4 * 3.3e-5) + 3 * (7.8e-4 + 200 * 3.9e-8)
+    assert work.seconds == pytest.approx(sum(boot) + pairs + 2 * (4.6e-4 + 200 * 1.37e-7))
     seen.clear()
     _, complete = _estimate(caplog, _three(missing=False), n_resamples=200)
-    assert seen == [48] and complete.seconds == pytest.approx(3.5e-8 * 200 * 48 + pairs)
+    assert seen == [48] and complete.seconds == pytest.approx(3 * 200 * (48 + 300) * 8e-9 + 0.006 + pairs)
     # memory: the groups run one after the other; the peak is the largest group's agents (3 here), as one pass
     assert work.memory == complete.memory == 64 * 200 * 3
     assert "2 bootstraps" in work.what
 
 
 def test_max_seconds_refuses_when_the_passes_push_it_over(caplog):
-    """10,000 resamples: one pass of 44 runs is 0.0154 s at 3.5e-8 s a value, the two passes' 68 runs 0.0238 s; with
-    the 3 pairs' tests (audit s32 rfix32: 3 x 3.82 ms, and 2 x 5.9 ms to read A vs C and B vs C again alone) 0.0471 s;
-    the complete design's 48 runs 0.0168 + 0.0115 = 0.0283 s. A bound of 0.04 s refuses the first (it admitted it when
-    one pass was counted) and admits the second."""
+    """10,000 resamples, each bootstrap priced by the bootstrap's formula (audit s39 eq39): the two passes (2 agents'
+    32 runs, 3 agents' 36) 0.0617 + 0.0866 s, with the call's own 0.018 s and the 3 pairs' tests (2.2 ms, 3.5 ms for
+    their aggregates, and 3.7 ms to read A vs C and B vs C again alone) 0.176 s; the complete design's one pass of 48
+    runs 0.0895 s, 0.113 s in all (one pass of the data's 44 runs, as counted before audit s31, 0.112 s). A bound of
+    0.15 s refuses the first and admits the second."""
     with pytest.raises(OptionError, match="max_seconds"):
-        rlstats.equivalence(_three(), "score ~ agent | task", margin=0.1, rng=0, n_resamples=10_000, max_seconds=0.04)
-    _, work = _estimate(caplog, _three(missing=False), n_resamples=10_000, max_seconds=0.04)
-    assert work.seconds == pytest.approx(10_000 * 48 * 3.5e-8 + 3 * (2.7e-3 + 4 * 3e-5 + 1e-3))
+        rlstats.equivalence(_three(), "score ~ agent | task", margin=0.1, rng=0, n_resamples=10_000, max_seconds=0.15)
+    _, work = _estimate(caplog, _three(missing=False), n_resamples=10_000, max_seconds=0.15)
+    assert work.seconds == pytest.approx(3 * 10_000 * 348 * 8e-9 + 0.006 + 0.018 + 3 * (6e-4 + 4 * 3.3e-5)
+                                         + 3 * (7.8e-4 + 10_000 * 3.9e-8))
 
 
 def test_bootstrap_notes_name_their_pairs():

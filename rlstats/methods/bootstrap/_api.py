@@ -942,23 +942,43 @@ def _run_bootstrap(design, options, rng, shown):
     return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes, cells)
 
 
-def agents_alone(result: BootstrapResult, agents: Sequence[str]) -> BootstrapResult:
+def agents_alone(result: BootstrapResult, agents: Sequence[str], reuse: dict | None = None) -> BootstrapResult:
     """The result a bootstrap of ``result``'s rows of ``agents`` alone gives (names, in the result's order), read from
     ``result``'s resamples without drawing again: each agent's come from its own stream keyed by its label (the
     built-in metrics' run-level bootstrap), so its draws, estimates and standard errors are those of such a run, and
     the intervals, notes and caps are derived again from those agents' rows (equivalence(): each pair's aggregate and
-    notes from its group's bootstrap, audit s31 rfix31c)."""
+    notes from its group's bootstrap, audit s31 rfix31c).
+
+    ``reuse``: a dict kept between calls on one ``result`` (empty at first), holding what each agent's interval reads
+    of its own runs alone (:func:`_agent_pieces`: its degrees of freedom, skewness, bounds before the caps, whether its
+    tasks lie apart), computed once for every agent of ``result`` and read by each call (audit s39 eq39: equivalence()
+    derived them again for each of 780 pairs); the same numbers bit for bit."""
     if (result.rliable_compat or result.task_bootstrap or any(kind is None for kind in result.metric_kinds)
             or result.design is None or result.bootstrap_distribution is None):
         raise ValueError("agents_alone() reads the built-in metrics' run-level bootstrap only")  # internal use
     codes = [result.agents.index(name) for name in agents]
     design = dataclasses.replace(result.design.select_agents(list(agents)), notes=result.design.notes)
-    options, notes, cells, _ = _run_notes(design, BootstrapOptions.checked(**result.options))
+    checked = None if reuse is None else reuse.get("options")
+    if checked is None:
+        checked = BootstrapOptions.checked(**result.options)
+        if reuse is not None:
+            reuse["options"] = checked
+    options, notes, cells, _ = _run_notes(design, checked)
     errors = (None if result.resampled_standard_errors is None or result.standard_errors is None else
               (result.resampled_standard_errors[codes], result.standard_errors[codes]))
+    pieces = None
+    if reuse is not None:
+        if "pieces" not in reuse:  # every agent's, from the whole result's design (each reads its own runs alone)
+            whole, _, whole_cells, _ = _run_notes(result.design, checked)
+            reuse["pieces"] = whole, _agent_pieces(
+                result.design, whole, result.bootstrap_distribution, result.estimates, result.acceleration,
+                whole_cells, None if errors is None else (result.resampled_standard_errors, result.standard_errors))
+        whole, every = reuse["pieces"]
+        if whole == options:  # the same options read (metrics and interval): else this subset's own
+            pieces = tuple(None if piece is None else piece[codes] for piece in every)
     return _bootstrap_result(design, options, result.seed, result.bootstrap_distribution[codes],
                              result.estimates[codes], None if result.acceleration is None else
-                             result.acceleration[codes], notes, cells, errors)
+                             result.acceleration[codes], notes, cells, errors, pieces=pieces)
 
 
 def _run_builtin_bootstrap(design, options, rng, notes, shown, computed, cells):
@@ -1008,20 +1028,16 @@ def _run_builtin_bootstrap(design, options, rng, notes, shown, computed, cells):
                              (spread, spread_data) if over_tasks else (None, None))
 
 
-def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes, cells, errors=None,
-                      over_tasks=(None, None)):
-    """The result; ``cells``: (K, M) the built-in metric whose interval each agent's each of ``options.metrics`` takes
-    (:func:`_small_runs.interval_kinds`: on 1 or 2 tasks the median's is the mean's, the same number; an optimality
-    gap with every score at or below gamma the mean's, reflected; None for a metric function)."""
-    z0 = None
-    notes = list(design.notes) + run_notes
+def _agent_pieces(design, options, distribution, estimates, acceleration, cells, errors=None, over_tasks=(None, None)):
+    """(df, skewness, welch, bounds, se, floored, apart), each with the agents first (None where the interval reads
+    none): what each agent's interval reads of its own runs and resamples alone, before any rule that reads the other
+    agents' runs (the caps' bounds): its degrees of freedom, skewness and Welch df, its bounds with their Monte Carlo
+    SE and Welch floor (:func:`_small_runs.bootstrap_bounds`), and whether its tasks' runs lie apart
+    (:func:`_tasks_apart`). :func:`agents_alone` computes them once for every agent of a result and reads each
+    subset's rows."""
+    z0 = kernels.bias_correction(distribution, estimates) if options.interval == "bca" else None
     kinds = tuple(spec if isinstance(spec, str) else None for spec in options.metrics)  # built-in by what it computes
     computed = small_runs.computed_metrics(kinds, cells)
-    undefined = np.isnan(distribution).any(axis=-1) | np.isnan(estimates)
-    notes += _nan_notes(design.agents, options, distribution, estimates)
-    if options.interval == "bca":
-        z0 = kernels.bias_correction(distribution, estimates)
-        notes += _bca_notes(design.agents, options.metric_names, np.where(undefined, 0.0, z0))
     df = _welch_df(design) if options.interval == "expanded" else None
     skewness = welch = None
     if errors is not None:
@@ -1037,6 +1053,28 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         distribution, estimates, options.confidence_level, options.interval, z0, acceleration, options.rliable_compat,
         design.counts.min(axis=0), df, over_tasks if tasks_expanded else errors, computed, design.n_tasks, skewness,
         welch, cells)
+    return df, skewness, welch, bounds, se, floored, _tasks_apart(design)
+
+
+def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes, cells, errors=None,
+                      over_tasks=(None, None), pieces=None):
+    """The result; ``cells``: (K, M) the built-in metric whose interval each agent's each of ``options.metrics`` takes
+    (:func:`_small_runs.interval_kinds`: on 1 or 2 tasks the median's is the mean's, the same number; an optimality
+    gap with every score at or below gamma the mean's, reflected; None for a metric function). ``pieces``: the
+    agents' :func:`_agent_pieces`, where the caller has them (:func:`agents_alone`); None: computed here."""
+    z0 = None
+    notes = list(design.notes) + run_notes
+    kinds = tuple(spec if isinstance(spec, str) else None for spec in options.metrics)  # built-in by what it computes
+    computed = small_runs.computed_metrics(kinds, cells)
+    undefined = np.isnan(distribution).any(axis=-1) | np.isnan(estimates)
+    notes += _nan_notes(design.agents, options, distribution, estimates)
+    if options.interval == "bca":
+        z0 = kernels.bias_correction(distribution, estimates)
+        notes += _bca_notes(design.agents, options.metric_names, np.where(undefined, 0.0, z0))
+    if pieces is None:
+        pieces = _agent_pieces(design, options, distribution, estimates, acceleration, cells, errors, over_tasks)
+    df, skewness, welch, bounds, se, floored, apart = pieces
+    tasks_expanded = options.interval == small_runs.TASKS_INTERVAL
     saturated, withheld = None, []
     if tasks_expanded:  # audit s29 taskboot29: withheld below the tasks from which it held, with the reason
         withheld = small_runs.tasks_withheld_notes(cells, options.metric_names, kinds, design.n_tasks,
@@ -1081,7 +1119,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     if not options.task_bootstrap:
         coverage = _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
                                    design.n_tasks, np.isfinite(bounds).all(axis=-1), cells, kinds, capped,
-                                   design.block_word, _tasks_apart(design))
+                                   design.block_word, apart)
         notes += coverage
     else:  # audit s28: what resampling few tasks can say of a population of tasks
         # (audit s28 taskboot28: with the coverage simulated for this design, not only the closed-form ceiling)

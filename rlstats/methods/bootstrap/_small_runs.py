@@ -139,13 +139,31 @@ def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gam
     alone (a design whose tasks' runs lie apart, :func:`rlstats.calibration.tasks_apart`; audit s34 iqmfar34b), the
     rows of 3 tasks that overlap with runs apart by chance (``calibration.APART_BY_CHANCE``, audit s35 farapart35) by
     ``by_chance`` alone, and every other read leaves them out."""
+    table = calibration.rows(PROCEDURE)
+    # each read once per table (audit s39 eq39: equivalence() reads a pair's notes 780 times on 40 agents, and the
+    # 4,000 rows were filtered each time, a tenth of the call); keyed on the rows read, so that another table (a
+    # test's) is read afresh; a copy of the lists, which callers may keep
+    if _READ[0] is not table:
+        _READ[:] = [table, {}]
+    found, key = _READ[1], (interval, metric_key, single_task, tasks, below_gamma, far_apart, by_chance)
+    if key not in found:
+        found[key] = _read_rows_by_runs(table, *key)
+    return {runs: list(rows) for runs, rows in found[key].items()}
+
+
+#: :func:`_rows_by_runs`' reads of the last table read: [table, {arguments: {runs: rows}}]
+_READ: list = [None, {}]
+
+
+def _read_rows_by_runs(table, interval, metric_key, single_task, tasks, below_gamma, far_apart, by_chance):
+    """:func:`_rows_by_runs` read off ``table`` (the ``bootstrap.interval`` rows)."""
     # a former default's interval of a metric it shares with a later one: the table keeps that one's rows alone
     if interval == "studentized_unwidened" and metric_key not in ("mean", "median"):
         interval = "studentized_no_welch"  # the optimality gap's is the one before the Welch floor
     if interval == "studentized_no_welch" and metric_key not in WELCH_FLOOR_METRICS:
         interval = "studentized"
     found = {}
-    for row in calibration.rows(PROCEDURE):
+    for row in table:
         if (row["interval"], row["metric"]) == (interval, metric_key) and (
                 row["tasks"] == "1" if single_task else not one_task_only(row)) and (
                 row["configuration"] == calibration.GAP_BELOW_GAMMA) == below_gamma and (

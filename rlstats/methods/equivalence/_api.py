@@ -11,6 +11,7 @@ The numbers come from :mod:`._kernels`.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
-from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld, variance_floor
+from ...bounds import SATURATED_FEWEST_OFF, bound_ties, pairs_bound_ties, saturated_withheld, variance_floor
 from ...cost import admit, shows, timed_bar
 from ...connectivity import tasks_way
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
@@ -650,8 +651,10 @@ def _test(options, estimate, se, df):
                         options.higher_is_better)
 
 
-def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, saturation, scale):
-    """(rows, changed): the per-task Welch tests and the across-tasks test of one pair, on the tasks both ran.
+def _pair_tests(options, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, saturation, scale):
+    """(tests, changed, paired): the per-task Welch tests and the across-tasks test of one pair, on the tasks both
+    ran, as :data:`Tested` before their t tests (``tests``; :func:`_tested` tests every pair's in one call, audit s39
+    eq39), and with across='welch' the paired t over tasks too (``paired``, for :func:`_as_a_sample`; else None).
 
     ``scale`` (spread, magnitude), each (tasks,): the range and largest ``|score|`` of the pair's own scores on each
     task (:func:`_pair_scale`), whose :func:`rlstats.statistics.difference_tolerance` is the rounding of a difference
@@ -672,7 +675,6 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
     names = [t for t, s in zip(task_names, shared) if s]
     tied_a, floor_a, tied_b, floor_b = saturation
     tied = (tied_a | tied_b)[shared]
-    rows = []
     estimate, se, df = kernels.welch(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
                                      n_b[shared])
     spread, magnitude = scale[0][shared], scale[1][shared]
@@ -680,13 +682,34 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
     given = np.isfinite(se)
     changed = {"withheld": [t for t, w, g in zip(names, tied, given) if w and g], "floored": False, "still": []}
     se, df = np.where(tied, np.nan, se), np.where(tied, np.nan, df)
-    rows += _rows("task", a, b, names, "Welch t", estimate, se, df, _test(options, estimate, se, df), options.margin)
+    tests = [Tested("task", names, "Welch t", estimate, se, df, 1)]
+    always = []
     if tied.any():  # a cap often reached: each such cell's variance at least its floor (bounds.variance_floor)
         sd_a = np.where(tied_a, np.sqrt(np.maximum(sd_a ** 2, floor_a)), sd_a)
         sd_b = np.where(tied_b, np.sqrt(np.maximum(sd_b ** 2, floor_b)), sd_b)
         # both agents' runs all at one bound: no run off it to bound their spread by
         always = [w and x == 0 and y == 0 for w, x, y in zip(tied, sd_a[shared], sd_b[shared])]
-    if options.across == "paired_t":
+    cells = shared, tied, always, spread, magnitude, (mean_a, sd_a, n_a, mean_b, sd_b, n_b)
+    across, floored = _across_test(options.across, estimate, cells, names, changed)
+    # a bound on a test that is withheld bounds nothing: no note of it (audit s19)
+    changed["floored"] = floored and bool(np.isfinite(across.se).all())
+    tests.append(across)
+    paired = _across_test("paired_t", estimate, cells, names, {})[0] if options.across == "welch" else None
+    return tests, changed, paired
+
+
+#: one scope's tests of a pair before their t tests: (scope, tasks (a list, or None), method, estimate, se, df,
+#: n_tasks), estimate, se and df arrays or numbers (:func:`_pair_tests`, :func:`_tested`)
+Tested = collections.namedtuple("Tested", "scope tasks method estimate se df n_tasks")
+
+
+def _across_test(across, estimate, cells, names, changed):
+    """(the across-tasks test as :data:`Tested`, whether its variance was bounded) of one pair by ``across``, from
+    the per-task differences ``estimate`` and ``cells`` (:func:`_pair_tests`); ``changed``: the tied tasks that
+    withhold it are said there ("still")."""
+    shared, tied, always, spread, magnitude, (mean_a, sd_a, n_a, mean_b, sd_b, n_b) = cells
+    floored = False
+    if across == "paired_t":
         difference = estimate[None, :]  # the differences of means, their rounding around 0 shown as 0
         estimate, se, df = kernels.paired(difference)
         method = "paired t over tasks"
@@ -695,7 +718,7 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
             within = np.nan_to_num(sd_a[shared] ** 2 / n_a[shared]) + np.nan_to_num(sd_b[shared] ** 2 / n_b[shared])
             estimate, se, df = kernels.paired_bounded(difference, within, any(always))
             method += " (capped runs' variance bounded)"
-            changed["floored"] = True
+            floored = True
         tolerance = difference_tolerance(spread, magnitude)
         if difference.size > 1 and np.max(difference - tolerance) <= np.min(difference + tolerance):
             se = np.full_like(se, np.nan)  # all one value but for rounding, as kernels.paired gives equal ones
@@ -703,33 +726,63 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
             estimate = noise_free(estimate, spread.mean(), magnitude.mean())
     else:
         method = "Welch-Satterthwaite over tasks"
+        still = []
         if tied.any():
             method += " (capped runs' variance bounded)"
-            changed["still"] = [t for t, w in zip(names, always) if w]
-            changed["floored"] = not changed["still"]
+            still = changed["still"] = [t for t, w in zip(names, always) if w]
+            floored = not still
         estimate, se, df = kernels.welch_mean(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
                                               n_b[shared])
         if spread.size:  # as the paired t's
             estimate = noise_free(estimate, spread.mean(), magnitude.mean())
-        if shared.sum() < 2 or changed["still"]:  # one task: the per-task test says it all
+        if shared.sum() < 2 or still:  # one task: the per-task test says it all
             se = df = np.nan
-    # a bound on a test that is withheld bounds nothing: no note of it (audit s19)
-    changed["floored"] = changed["floored"] and bool(np.isfinite(se).all())
-    rows += _rows("across tasks", a, b, None, method, estimate, se, df, _test(options, estimate, se, df),
-                  options.margin, shared.sum())
-    return rows, changed
+    return Tested("across tasks", None, method, estimate, se, df, shared.sum()), floored
 
 
-def _as_a_sample(options, rows, *pair):
+def _tested(options, tests):
+    """The t tests (:func:`_test`) of each of ``tests`` (:data:`Tested`), in one kernels.tost call over all of them
+    (audit s39 eq39: a call a pair and scope took a third of equivalence()'s time on 40 agents); its functions act
+    element by element, so each number is the one a call of its own gives."""
+    sizes = [np.size(test.estimate) for test in tests]
+    if not tests:
+        return []
+    estimate, se, df = (np.concatenate([np.atleast_1d(np.asarray(getattr(test, key), dtype=np.float64))
+                                        for test in tests]) for key in ("estimate", "se", "df"))
+    whole = _test(options, estimate, se, df)
+    ends = np.cumsum(sizes)
+    return [{key: value[end - size:end] for key, value in whole.items()} for size, end in zip(sizes, ends)]
+
+
+def _tested_rows(options, a, b, tests, results):
+    """The table rows of one pair's ``tests`` (:data:`Tested`) and their t tests (``results``, :func:`_tested`)."""
+    return [row for test, result in zip(tests, results)
+            for row in _rows(test.scope, a, b, test.tasks, test.method, test.estimate, test.se, test.df, result,
+                             options.margin, test.n_tasks)]
+
+
+def _pairs_rows(options, pairs, tests):
+    """(rows, paired rows): every pair's table rows and, with across='welch', the row of its paired t over tasks
+    (:func:`_as_a_sample`; else None), from each pair's :func:`_pair_tests` (``tests``: (tests, changed, paired) a
+    pair, in ``pairs``' order), their t tests made in one call (:func:`_tested`)."""
+    flat = [test for mine, _, paired in tests for test in (*mine, *([paired] if paired is not None else []))]
+    results = iter(_tested(options, flat))
+    rows, sample = [], []
+    for (a, b), (mine, _, paired) in zip(pairs, tests):
+        rows.append(_tested_rows(options, a, b, mine, [next(results) for _ in mine]))
+        sample.append(None if paired is None else _tested_rows(options, a, b, [paired], [next(results)])[0])
+    return rows, sample
+
+
+def _as_a_sample(options, rows, paired):
     """[(row of across='welch', row of across='paired_t')] of one pair where both tests are given and their verdicts
     differ (audit s32: the default's "shown below -0.05" of these 8 Atari games read as of games in general, where the
-    paired t over tasks, tasks as a sample, did not show equivalence); ``rows``: the pair's rows of ``options``, the
-    rest :func:`_pair_rows`' arguments. Empty with across='paired_t' (the question asked)."""
+    paired t over tasks, tasks as a sample, did not show equivalence); ``rows``: the pair's rows of ``options``,
+    ``paired``: its row of the paired t over tasks (:func:`_pairs_rows`). Empty with across='paired_t' (the question
+    asked)."""
     if options.across != "welch":
         return []
     welch = next(row for row in rows if row["scope"] == "across tasks")
-    paired = next(row for row in _pair_rows(dataclasses.replace(options, across="paired_t"), *pair)[0]
-                  if row["scope"] == "across tasks")
     if welch["shown"] is None or paired["shown"] is None:
         return []
     words = [_verdict(row["shown"], row["conf_low"], row["conf_high"], options) for row in (welch, paired)]
@@ -772,24 +825,26 @@ def _run(design, options, rng, scale):
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks,
                        words=design.words, formula=design.formula)
     notes += withheld.lines
-    rows, short, flat, still, capped, floored, tied, sample = [], {}, [], {}, [], [], {}, []
+    short, flat, still, capped, floored, tied, sample, tests = {}, [], {}, [], [], {}, [], []
     low, high = _cell_ranges(design)
-    for a, b in pairs:
+    saturated, floors = _pairs_saturation(design, [(index[a], index[b]) for a, b in pairs])
+    for p, (a, b) in enumerate(pairs):
         i, j = index[a], index[b]
         pair_scale = _pair_scale(low[:, i], high[:, i], low[:, j], high[:, j])
-        tied[a, b], floor = _saturation(design, (i, j))
+        tied[a, b], floor = saturated[p], floors[p]
         tied[a, b] &= ((runs[:, i] > 0) & (runs[:, j] > 0))[:, None]  # the tasks the pair shares
-        more, changed = _pair_rows(options, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j],
-                                   sds[:, j], runs[:, j], (tied[a, b][:, 0], floor[:, 0], tied[a, b][:, 1],
-                                                           floor[:, 1]), pair_scale)
-        rows += more
-        sample += _as_a_sample(options, more, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j],
-                               sds[:, j], runs[:, j], (tied[a, b][:, 0], floor[:, 0], tied[a, b][:, 1], floor[:, 1]),
-                               pair_scale)
+        tests.append(_pair_tests(options, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j], sds[:, j],
+                                 runs[:, j], (tied[a, b][:, 0], floor[:, 0], tied[a, b][:, 1], floor[:, 1]),
+                                 pair_scale))
+        changed = tests[-1][1]
         short[a, b], still[a, b] = _short_tasks(design.tasks, runs[:, i], runs[:, j]), changed["still"]
         flat += [f"{t}/{a} vs {b}" for t in _flat_tasks(design.tasks, sds[:, i], runs[:, i], sds[:, j], runs[:, j])]
         capped += [f"{t}/{a} vs {b}" for t in changed["withheld"]]
         floored += [f"{a} vs {b}"] if changed["floored"] else []
+    by_pair, paired = _pairs_rows(options, pairs, tests)
+    rows = [row for mine in by_pair for row in mine]
+    for mine, other in zip(by_pair, paired):
+        sample += _as_a_sample(options, mine, other)
     notes += _flat_note(flat) + _saturated_notes(capped, floored, options.across)
     table = pd.DataFrame(rows)
     seed = None
@@ -840,10 +895,11 @@ _CAPPED_MEASURED = {
              "margin in up to 0.080 of simulated tests at alpha = 0.05")}
 
 
-def _capped_pair(design, pair, metric):
+def _capped_pair(design, pair, metric, at_bound=None):
     """(2,) bool: where the bootstrap's saturation rule (:func:`rlstats.bounds.saturated_withheld`) holds for each
-    agent of ``pair`` (codes), its runs' bounds read from the pair's runs alone."""
-    at_bound = bound_ties(design, pair)[0]
+    agent of ``pair`` (codes), its runs' bounds read from the pair's runs alone (``at_bound``: their
+    :func:`rlstats.bounds.bound_ties` counts, where the caller has them)."""
+    at_bound = bound_ties(design, pair)[0] if at_bound is None else at_bound
     return saturated_withheld(at_bound, design.counts[:, list(pair)], [metric])[:, 0]
 
 
@@ -981,11 +1037,12 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
     # the bootstrap withholds its own interval on runs mostly at a cap (audit s10); audit s11 withholds this test by
     # the same rule, read from the pair's own runs (a third agent changes nothing), below; not as "own"
     cells = _cells(design) if options.aggregate in WELCH_FLOOR_METRICS else None
-    fresh = {}
-    for a, b in pairs:
+    fresh, reuse = {}, {}  # reuse: what each agent's interval reads of its own runs, computed once for the group
+    at_bounds = pairs_bound_ties(design, [(index[a], index[b]) for a, b in pairs])[0]  # each pair's, in one pass
+    for number, (a, b) in enumerate(pairs):
         i, j = index[a], index[b]
         # the pair's own bootstrap, read from the group's resamples: its intervals and caps, and its notes
-        mine = (operation("bootstrap.agents_alone")(result, [n for n in result.agents if n in (a, b)])
+        mine = (operation("bootstrap.agents_alone")(result, [n for n in result.agents if n in (a, b)], reuse)
                 if apart and design.n_agents > 2 else result)
         for note in _bootstrap_notes(mine, design):
             fresh.setdefault(note, []).append((a, b))
@@ -1015,7 +1072,7 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
                                        monte_carlo_se(test[key], options.n_resamples), 0.0)
                          for key in ("p_lower", "p_upper", "p_below", "p_above")}
         # (too few resamples for alpha: an infinite interval and nothing shown, by that rule's note below)
-        at_cap = [n for n, k in zip((a, b), _capped_pair(design, (i, j), options.aggregate)) if k]
+        at_cap = [n for n, k in zip((a, b), _capped_pair(design, (i, j), options.aggregate, at_bounds[number])) if k]
         # an agent at the pair's cap whose runs vary is withheld as such, whether its interval was withheld or given
         # (its IQM's standard error of runs winsorised to one value: 0, or rounding as the score's units fell, audit
         # s38 meta38); one whose runs are one value in every task keeps the bootstrap's reason
@@ -1186,6 +1243,14 @@ def _saturation(design, agents):
     return kernels.saturated(at_bound, counts), variance_floor(at_bound, counts, distance)
 
 
+def _pairs_saturation(design, pairs):
+    """(tied, floor), each (pairs, tasks, 2): :func:`_saturation` of each pair (codes), bit for bit, read in one pass
+    (:func:`rlstats.bounds.pairs_bound_ties`; audit s39 eq39)."""
+    at_bound, distance = pairs_bound_ties(design, pairs)
+    counts = np.moveaxis(design.counts[:, np.asarray(pairs, dtype=np.intp).reshape(-1, 2)], 0, 1)
+    return kernels.saturated(at_bound, counts), variance_floor(at_bound, counts, distance)
+
+
 def _saturated_notes(withheld, floored, across="welch"):
     """The notes of the tests changed where an agent's runs mostly sit at a score cap (audit s10): the per-task
     tests withheld there, and the across-tasks tests whose standard error bounds those cells' variance
@@ -1218,6 +1283,27 @@ def _saturated_notes(withheld, floored, across="welch"):
     return notes
 
 
+class _ByPair:
+    """The table's rows indexed once by pair (audit s39 eq39: each note selected each pair's rows with pandas, a
+    boolean mask of the whole table a pair, three seconds of equivalence() on 40 agents' 780 pairs): ``pairs``, (agent_1,
+    agent_2, row positions) in the order of their first row (``groupby(sort=False)``'s), and the columns the notes
+    read as arrays."""
+
+    def __init__(self, table):
+        found = {}
+        for k, key in enumerate(zip(table["agent_1"].tolist(), table["agent_2"].tolist())):
+            found.setdefault(key, []).append(k)
+        self.pairs = [(a, b, np.asarray(rows, dtype=np.intp)) for (a, b), rows in found.items()]
+        self.scope = table["scope"].to_numpy(dtype=object)
+        self.task = table["task"].to_numpy(dtype=object)
+        self.shown = table["shown"].to_numpy(dtype=object)
+        self.conf_low = table["conf_low"].to_numpy(dtype=float)
+
+    def of(self, rows, scope):
+        """The positions among ``rows`` of the rows of ``scope``."""
+        return rows[self.scope[rows] == scope]
+
+
 def _partial_note(table, n_tasks, words=("task", "agent")):
     """The note of the pairs that share some tasks only (2 or more: one task has no across-tasks test): each one's
     across-tasks test, and its aggregate (audit s31), reads the tasks both ran, so two pairs' "across tasks" may be
@@ -1248,40 +1334,46 @@ def _across_notes(table, across, short, still, words=("task", "agent"), formula=
     name, as its scope in tidy(). ``formula``: the design's, whose blocks' column the tied tasks are left out by
     (:func:`rlstats.connectivity.tasks_way`; review s35b: through compare the way on read "with subset=", no
     condition)."""
+    by_pair = _ByPair(table)
+    withheld = {}  # reason -> the pairs it withholds (pairs of one reason share a note)
+    for a, b, mine in by_pair.pairs:
+        for row in by_pair.of(mine, "across tasks"):
+            if not np.isfinite(by_pair.conf_low[row]):
+                why = _across_withheld(a, b, by_pair.task[by_pair.of(mine, "task")], short, still, across, words,
+                                       formula)
+                withheld.setdefault(why, []).append(f"{a} vs {b}")
+    return [f"the across-tasks test is withheld for {'; '.join(pairs)}: {why}" for why, pairs in withheld.items()]
+
+
+def _across_withheld(a, b, shared, short, still, across, words, formula):
+    """:func:`_across_notes`' reason for one pair's withheld test (``shared``: the tasks of its per-task rows)."""
     task, agent = words
     tasks = plural(task)
-    rows = table[table["scope"] == "across tasks"]
-    withheld = {}  # reason -> the pairs it withholds (pairs of one reason share a note)
-    for a, b, low in zip(rows["agent_1"], rows["agent_2"], rows["conf_low"].to_numpy(dtype=float)):
-        if np.isfinite(low):
-            continue
-        shared = table[(table["scope"] == "task") & (table["agent_1"] == a) & (table["agent_2"] == b)]
-        flat = short.get((a, b), [])
-        if len(shared) < 2:
-            why = (f"they share only one {task} ({shared['task'].iloc[0]}), and a test across {tasks} needs 2 or "
-                   "more; its per-task test is the answer there" if len(shared) else
-                   f"they share no {task} where both ran")
-        elif across == "welch" and (flat or still.get((a, b))):
-            tied, reasons = still.get((a, b), []), []
-            if flat:
-                reasons.append(f"across='welch' reads the spread of the runs within every shared {task}, and "
-                               f"{count(len(flat), task)} of {len(shared)} ({', '.join(flat[:5])}"
-                               f"{' ...' if len(flat) > 5 else ''}) {verb(len(flat), 'lacks')} one "
-                               f"(fewer than 2 runs of {a_or_an(agent)}); add runs, or use across='paired_t' ({tasks} "
-                               "as a sample, one run per cell is enough)")
-            if tied:  # audit s10: a cap always reached; before, such a task counted as a difference known exactly
-                # equivalence() takes no subset=: the rows are left out before the call, or by compare()'s
-                reasons.append(f"the runs of both sides all tie at one score in {count(len(tied), task)} "
-                               f"({listed(tied, 5)}), as at a cap every run reaches, so no run off it bounds their "
-                               "spread there; to test the other tasks, saying so, leave those out of the data with "
-                               f"{tasks_way(formula, tied)}")
-            why = "; and ".join(reasons)
-        else:
-            why = (f"their differences on the {len(shared)} shared {tasks} are all the same, so the paired t over "
-                   f"{tasks} has no spread to read" if across == "paired_t" else
-                   f"the runs of every shared {task} score the same, so there is no spread to read")
-        withheld.setdefault(why, []).append(f"{a} vs {b}")
-    return [f"the across-tasks test is withheld for {'; '.join(pairs)}: {why}" for why, pairs in withheld.items()]
+    flat = short.get((a, b), [])
+    if len(shared) < 2:
+        why = (f"they share only one {task} ({shared[0]}), and a test across {tasks} needs 2 or "
+               "more; its per-task test is the answer there" if len(shared) else
+               f"they share no {task} where both ran")
+    elif across == "welch" and (flat or still.get((a, b))):
+        tied, reasons = still.get((a, b), []), []
+        if flat:
+            reasons.append(f"across='welch' reads the spread of the runs within every shared {task}, and "
+                           f"{count(len(flat), task)} of {len(shared)} ({', '.join(flat[:5])}"
+                           f"{' ...' if len(flat) > 5 else ''}) {verb(len(flat), 'lacks')} one "
+                           f"(fewer than 2 runs of {a_or_an(agent)}); add runs, or use across='paired_t' ({tasks} "
+                           "as a sample, one run per cell is enough)")
+        if tied:  # audit s10: a cap always reached; before, such a task counted as a difference known exactly
+            # equivalence() takes no subset=: the rows are left out before the call, or by compare()'s
+            reasons.append(f"the runs of both sides all tie at one score in {count(len(tied), task)} "
+                           f"({listed(tied, 5)}), as at a cap every run reaches, so no run off it bounds their "
+                           "spread there; to test the other tasks, saying so, leave those out of the data with "
+                           f"{tasks_way(formula, tied)}")
+        why = "; and ".join(reasons)
+    else:
+        why = (f"their differences on the {len(shared)} shared {tasks} are all the same, so the paired t over "
+               f"{tasks} has no spread to read" if across == "paired_t" else
+               f"the runs of every shared {task} score the same, so there is no spread to read")
+    return why
 
 
 def _size_notes(design, options, table):
@@ -1310,14 +1402,17 @@ def _size_notes(design, options, table):
         if interval == "bootstrap_t":
             columns["metric"] = options.aggregate
         rows = [r for r in rows if all(r[key] == str(value) for key, value in columns.items())]
-        found, pairs = {}, list(dict.fromkeys(zip(tests["agent_1"], tests["agent_2"])))
+        found, pairs, read = {}, list(dict.fromkeys(zip(tests["agent_1"], tests["agent_2"]))), {}
         for a, b in pairs:
             # the pair's tasks (those both ran) and its fewest runs on them (a published table's side: its own n)
             shared = (design.counts[:, index[a]] > 0) & (
                 True if b == PUBLISHED else design.counts[:, index[b]] > 0)
             cells = design.counts[shared][:, [index[a]] + ([] if b == PUBLISHED else [index[b]])]
-            matched, bracket, runs = _design_rows(rows, int(shared.sum()), int(cells.min()))
-            row = calibration.shortfall(matched, 0.95)
+            key = int(shared.sum()), int(cells.min())
+            if key not in read:  # the rows of each design read once (audit s39 eq39: once a pair)
+                matched, bracket, runs = _design_rows(rows, *key)
+                read[key] = calibration.shortfall(matched, 0.95), bracket
+            row, bracket = read[key]
             if row is not None:
                 found.setdefault((tuple(sorted(row.items())), bracket), []).append(f"{a} vs {b}")
         for (items, bracket), named in found.items():
@@ -1405,31 +1500,33 @@ def _unequal_runs_note(design, options, table, published_n=None):
     index = {name: j for j, name in enumerate(design.agents)}
     task_index = {name: t for t, name in enumerate(design.tasks)}
     pairs, scopes, aggregate = [], set(), False
-    for (a, b), rows in table.groupby(["agent_1", "agent_2"], sort=False):
-        tasks = rows[rows["scope"] == "task"]
-        t = np.array([task_index[x] for x in tasks["task"]], dtype=np.intp)
+    by_pair = _ByPair(table)
+    for a, b, rows in by_pair.pairs:
+        tasks = by_pair.task[by_pair.of(rows, "task")]
+        t = np.array([task_index[x] for x in tasks], dtype=np.intp)
         n_a = design.counts[t, index[a]]
         n_b = np.asarray(published_n, dtype=float)[t] if b == PUBLISHED else design.counts[t, index[b]]
         unequal = ((np.maximum(n_a, n_b) >= UNEQUAL_RATIO[options.alternative] * np.minimum(n_a, n_b))
                    & (np.minimum(n_a, n_b) > 0))
-        shown = np.isfinite(rows["conf_low"].to_numpy(dtype=float))
-        task_given = shown[(rows["scope"] == "task").to_numpy()] & unequal
+        shown = np.isfinite(by_pair.conf_low[rows])
+        scope = by_pair.scope[rows]
+        task_given = shown[scope == "task"] & unequal
         # measured of across='welch' only (the paired t over tasks reads the tasks' differences, not the runs), and
         # where many of the tasks' runs differ (runs unequal on 1 task of 5 or 26 held alpha: review22a)
         across_given = (options.across == "welch" and unequal.sum() >= UNEQUAL_ACROSS_SHARE * len(t) > 0
-                        and bool(shown[(rows["scope"] == "across tasks").to_numpy()].any()))
+                        and bool(shown[scope == "across tasks"].any()))
         if not (task_given.any() or across_given):
             continue
         scopes.update(["task"] if task_given.any() else [])
         scopes.update(["across tasks"] if across_given else [])
-        aggregate = aggregate or bool(shown[(rows["scope"] == "aggregate").to_numpy()].any())
+        aggregate = aggregate or bool(shown[scope == "aggregate"].any())
         kinds = sorted({(int(x), int(y)) for x, y in zip(n_a[unequal], n_b[unequal])})
         where = f"on {unequal.sum()} of {count(len(t), 'task')}"
         if len(kinds) == 1:
             runs = f"{kinds[0][0]} vs {kinds[0][1]} runs {where}"
         else:
             first = int(np.flatnonzero(unequal)[0])
-            runs = f"{where}, e.g. {int(n_a[first])} vs {int(n_b[first])} runs on {tasks['task'].iloc[first]}"
+            runs = f"{where}, e.g. {int(n_a[first])} vs {int(n_b[first])} runs on {tasks[first]}"
         pairs.append(f"{a} vs {b} ({runs})")
     if not pairs:
         return []
@@ -1564,14 +1661,23 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
     task_index = {name: t for t, name in enumerate(design.tasks)}
     found, quotes, fewest, aggregate, ruled_out, ruled_runs = [], {}, [], False, [], []
     sums = None
-    for (a, b), rows in table.groupby(["agent_1", "agent_2"], sort=False):
-        tasks = rows[rows["scope"] == "task"]
-        t = np.array([task_index[x] for x in tasks["task"]], dtype=np.intp)
+    by_pair, memo = _ByPair(table), {}
+
+    def quote(interval, runs, tasks, family):  # _unlike_spread_quote, each read once a call
+        key = (interval, runs, tasks, family)
+        if key not in memo:
+            memo[key] = _unlike_spread_quote(options, interval, runs, tasks, family)
+        return memo[key]
+
+    for a, b, rows in by_pair.pairs:
+        mine = by_pair.of(rows, "task")
+        tasks = by_pair.task[mine]
+        t = np.array([task_index[x] for x in tasks], dtype=np.intp)
         s_a, n_a = sds[t, index[a]], runs[t, index[a]]
         s_b, n_b = ((np.asarray(published[0], dtype=float)[t], np.asarray(published[1], dtype=float)[t])
                     if b == PUBLISHED else (sds[t, index[b]], runs[t, index[b]]))
         alike = np.maximum(n_a, n_b) < UNEQUAL_RATIO[options.alternative] * np.minimum(n_a, n_b)
-        declared = alike & (tasks["shown"] == True).to_numpy()  # noqa: E712 (None where withheld)
+        declared = alike & np.array([v == True for v in by_pair.shown[mine]], dtype=bool)  # noqa: E712 (None: withheld)
         # whether the pair's runs of each task rule out the rows' spreads (audit s34 eqnote34): Bonett's interval of
         # the SD ratio within 1/SPREAD_ALIKE to SPREAD_ALIKE; a published table's runs are not here
         alike_spread = np.zeros(len(t), dtype=bool)
@@ -1584,26 +1690,24 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
             alike_spread = (low > 1 / SPREAD_ALIKE) & (high < SPREAD_ALIKE)
         where, shown_runs, out = [], [], []
         for k in np.flatnonzero(declared):  # only where the measured design nearest missed alpha
-            rows_k = [_unlike_spread_quote(options, "welch", min(n_a[k], n_b[k]), 1, f) for f in _UNLIKE_FAMILIES]
+            rows_k = [quote("welch", min(n_a[k], n_b[k]), 1, f) for f in _UNLIKE_FAMILIES]
             if any(row is not None for row in rows_k) and alike_spread[k]:
-                out.append(str(tasks["task"].iloc[k]))
+                out.append(str(tasks[k]))
                 ruled_runs.append(int(min(n_a[k], n_b[k])))
             elif any(row is not None for row in rows_k):
-                where.append(f"{tasks['task'].iloc[k]}: {_apart(s_a[k], s_b[k])}")
+                where.append(f"{tasks[k]}: {_apart(s_a[k], s_b[k])}")
                 shown_runs.append((int(n_a[k]), int(n_b[k])))
                 fewest.append(int(min(n_a[k], n_b[k])))
                 for family, row in zip(_UNLIKE_FAMILIES, rows_k):
                     if row is not None:
                         key = ("task", family)
                         quotes[key] = min(row, quotes.get(key, row), key=lambda r: float(r["coverage"]))
-        across = rows[rows["scope"] == "across tasks"]
+        across = by_pair.shown[by_pair.of(rows, "across tasks")]
         many = alike.sum() > (1 - UNEQUAL_ACROSS_SHARE) * len(t)
         # across tasks and in aggregate every task's spreads count: ruled out only where they are on every task
         many = many and not alike_spread[(n_a >= 2) & (n_b >= 2)].all()
-        if (options.across == "welch" and len(across) and across["shown"].iloc[0] is not None
-                and bool(across["shown"].iloc[0]) and many):
-            rows_x = [_unlike_spread_quote(options, "welch_mean", int(min(n_a.min(), n_b.min())), len(t), f)
-                      for f in _UNLIKE_FAMILIES]
+        if options.across == "welch" and len(across) and across[0] is not None and bool(across[0]) and many:
+            rows_x = [quote("welch_mean", int(min(n_a.min(), n_b.min())), len(t), f) for f in _UNLIKE_FAMILIES]
             if any(row is not None for row in rows_x):
                 parts = np.sqrt(np.sum(s_a ** 2 / n_a)), np.sqrt(np.sum(s_b ** 2 / n_b))
                 where.insert(0, "across tasks: " + _apart(*parts, "the agents' parts of its standard error"))
@@ -1613,8 +1717,8 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
                     if row is not None:
                         key = ("across", family)
                         quotes[key] = min(row, quotes.get(key, row), key=lambda r: float(r["coverage"]))
-        shown_aggregate = rows[rows["scope"] == "aggregate"]["shown"]
-        if len(shown_aggregate) and shown_aggregate.iloc[0] == True and many:  # noqa: E712
+        shown_aggregate = by_pair.shown[by_pair.of(rows, "aggregate")]
+        if len(shown_aggregate) and shown_aggregate[0] == True and many:  # noqa: E712
             where.insert(int(bool(where) and where[0].startswith("across")), f"the aggregate ({options.aggregate})")
             shown_runs += list(zip(n_a.astype(int).tolist(), n_b.astype(int).tolist()))
             fewest.append(int(min(n_a.min(), n_b.min())))
@@ -1712,19 +1816,21 @@ def _run_published(design, options, table, scale):
     notes += withheld.lines
     none = np.zeros(design.n_tasks, dtype=bool)
     low, high = _cell_ranges(design)
-    rows, short, flat, still, capped, floored, sample = [], {}, [], {}, [], [], []
+    short, flat, still, capped, floored, sample, tests = {}, [], {}, [], [], [], []
     for j, a in enumerate(design.agents):
         tied, floor = _saturation(design, j)  # the agent's runs (the table has none to read)
         pair_scale = _pair_scale(low[:, j], high[:, j], mean_p, mean_p)  # the agent's runs and the table's mean
-        more, changed = _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p,
-                                   sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0), pair_scale)
-        rows += more
-        sample += _as_a_sample(options, more, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p,
-                               sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0), pair_scale)
+        tests.append(_pair_tests(options, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p, sd_p, n_p,
+                                 (tied[:, 0], floor[:, 0], none, 0.0), pair_scale))
+        changed = tests[-1][1]
         short[a, PUBLISHED], still[a, PUBLISHED] = _short_tasks(design.tasks, runs[:, j], n_p), changed["still"]
         flat += [f"{t}/{a} vs {PUBLISHED}" for t in _flat_tasks(design.tasks, sds[:, j], runs[:, j], sd_p, n_p)]
         capped += [f"{t}/{a} vs {PUBLISHED}" for t in changed["withheld"]]
         floored += [f"{a} vs {PUBLISHED}"] if changed["floored"] else []
+    by_pair, paired = _pairs_rows(options, pairs, tests)
+    rows = [row for mine in by_pair for row in mine]
+    for mine, other in zip(by_pair, paired):
+        sample += _as_a_sample(options, mine, other)
     notes += _flat_note(flat) + _saturated_notes(capped, floored, options.across)
     if options.aggregate is not None:
         notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "

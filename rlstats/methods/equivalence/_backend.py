@@ -25,20 +25,27 @@ _HERE = "rlstats.methods.equivalence"
 #: bytes an agent's aggregate takes per resample at the call's peak: 58-60 measured at 3e5 resamples, 2, 3 and 5 agents
 #: x 3 tasks x 4 runs (peak RSS, audit s18 perf18; 10**7 resamples of 5 agents needed about 2.9 GB, uncounted)
 BYTES_PER_AGENT = 64
-#: seconds each pair's tests take besides the bootstrap (audit s32 rfix32: not counted, 40 agents x 5 tasks x 5 runs
-#: estimated at 0.12 s took 5.3 s CPU; measured in a fresh process, OPENBLAS_NUM_THREADS=1, this 2-core machine):
-#: a pair's across-tasks test, notes and rows, 2.9 ms measured with aggregate=None at 40 agents x 5 x 5 (4.6 ms over 60
-#: tasks at 15 x 60 x 3, whence a task's Welch test of a pair, 30 us) ...
-PAIR_SECONDS = 2.7e-3
-PAIR_TASK_SECONDS = 3e-5
-#: ... its aggregate's bootstrap-t test, floors and caps from the group's resamples, 1 ms (3.7-3.9 ms a pair in all on
-#: complete designs of 20 and 40 agents x 5 x 5) ...
-AGGREGATE_PAIR_SECONDS = 1e-3
+#: the unit the estimate is counted in: a resampled value at the seconds one took when the formula was first written
+#: (the bootstraps are priced by the bootstrap's own formula, the rest in seconds: both said in these units)
+PER_VALUE = 3.5e-8
+#: Measured by benchmarks/equivalence_cost.py and its fit (audit s39 eq39, after each pair's work was read in one pass:
+#: benchmarks/README.md, round s39; CPU seconds on this 2-core machine, OPENBLAS_NUM_THREADS=1, load 3-4): a call's own
+#: seconds (the Design, the notes, the result: 0.019 s with aggregate=None on 2 agents x 5 tasks x 5 runs) ...
+CALL_SECONDS = 0.018
+#: ... each pair's per-task and across-tasks tests, notes and rows besides the bootstrap: 0.77 ms a pair with
+#: aggregate=None at 40 agents x 5 x 5, 1.6 ms at 40 x 26 x 3, 2.5 ms at 15 x 60 x 3 (audit s32 rfix32 measured 2.9 ms
+#: at 40 x 5 x 5 and 4.6 ms at 15 x 60 x 3 before the pairs' tests and notes were read in one pass) ...
+PAIR_SECONDS = 6e-4
+PAIR_TASK_SECONDS = 3.3e-5
+#: ... its aggregate's bootstrap-t test, floors and caps from the group's resamples: 0.86 ms a pair at 2,000 resamples,
+#: 1.55 ms at 20,000 (40 agents x 5 x 5, complete; the bootstrap's own estimate taken off) ...
+AGGREGATE_PAIR_SECONDS = 7.8e-4
+AGGREGATE_PER_RESAMPLE = 3.9e-8
 #: ... and, where several task sets are bootstrapped, the pair's own bootstrap read again from its group's resamples
-#: ("bootstrap.agents_alone": its intervals, caps and notes): 3.0 ms at 2,000 resamples, 9.5 ms more at 20,000
-#: (6.7-7.0 ms a pair in all at 20 and 40 agents x 5 x 5, a00 missing t0)
-ALONE_SECONDS = 2.3e-3
-ALONE_PER_RESAMPLE = 3.6e-7
+#: ("bootstrap.agents_alone": its intervals, caps and notes, each agent's pieces computed once a group): 0.73 ms a pair
+#: at 2,000 resamples, 3.2 ms at 20,000 (40 agents x 5 x 5, a00 missing t0)
+ALONE_SECONDS = 4.6e-4
+ALONE_PER_RESAMPLE = 1.37e-7
 
 
 def _pairs(shape: Shape, options: Any) -> int:
@@ -49,49 +56,69 @@ def _pairs(shape: Shape, options: Any) -> int:
 
 
 def _pair_seconds(shape: Shape, options: Any, aggregated: int = 0, alone: int = 0) -> float:
-    """Each pair's work besides the bootstrap, ``aggregated`` of them with an aggregate test and ``alone`` of those
-    read again alone (:data:`PAIR_SECONDS` and the constants below it); every task counted a pair's (an upper bound
-    where agents miss tasks)."""
-    return (_pairs(shape, options) * (PAIR_SECONDS + PAIR_TASK_SECONDS * shape.tasks)
-            + aggregated * AGGREGATE_PAIR_SECONDS + alone * (ALONE_SECONDS + ALONE_PER_RESAMPLE * options.n_resamples))
+    """The call's own seconds and each pair's work besides the bootstrap, ``aggregated`` of them with an aggregate
+    test and ``alone`` of those read again alone (:data:`CALL_SECONDS` and the constants below it); every task counted
+    a pair's (an upper bound where agents miss tasks)."""
+    resamples = options.n_resamples
+    return (CALL_SECONDS + _pairs(shape, options) * (PAIR_SECONDS + PAIR_TASK_SECONDS * shape.tasks)
+            + aggregated * (AGGREGATE_PAIR_SECONDS + AGGREGATE_PER_RESAMPLE * resamples)
+            + alone * (ALONE_SECONDS + ALONE_PER_RESAMPLE * resamples))
+
+
+def _bootstrap_seconds(rows: int, agents: int, options: Any) -> float:
+    """Seconds of one bootstrap of ``rows`` runs of ``agents`` agents, as :func:`rlstats.bootstrap` runs it for the
+    aggregate (its default interval, one metric, the call's resamples): the bootstrap's own declared formula, read
+    through the registry (audit s39 eq39: counted here at 3.5e-8 s a resampled run, it left out each agent's own work
+    a resample and the studentised interval's second pass, 0.008 s estimated of 3 agents' 0.08 s)."""
+    from types import SimpleNamespace
+
+    from .. import DECLARATIONS, load
+
+    declared = DECLARATIONS["bootstrap"]
+    called = SimpleNamespace(metrics=(options.aggregate,), n_resamples=options.n_resamples,
+                             interval=load(declared.options).interval, rliable_compat=False, task_bootstrap=False)
+    return load(declared.cost)(Shape(rows=rows, agents=agents, tasks=0, cells=0, most_runs=0), called).seconds
 
 
 def cost(shape: Shape, options: Any, passes: Sequence[tuple[int, int, int]] | None = None) -> Work:
-    """The aggregate's bootstrap draws every run again in each resample (3.5e-8 s a value, measured) and keeps each
-    agent's aggregate a resample (:data:`BYTES_PER_AGENT`), against :data:`rlstats.cost.MAX_BYTES`.
+    """Each bootstrap the aggregate makes, priced by the bootstrap's own formula (:func:`_bootstrap_seconds`), each
+    keeping every agent's aggregate a resample (:data:`BYTES_PER_AGENT`), against :data:`rlstats.cost.MAX_BYTES`; the
+    call's own seconds and each pair's tests (:func:`_pair_seconds`). In resampled values' time
+    (:data:`PER_VALUE`).
 
     ``passes``: (runs, agents, pairs) of each bootstrap the call makes, where equivalence() knows them
     (``_api._passes``): an incomplete design bootstraps each distinct set of tasks its pairs share once, on those
     pairs' agents and tasks (up to one a pair: 7 for 5 agents of which 3 miss one task each), for the aggregates of
     ``pairs`` pairs. They run one after another: the memory is the largest one's. Audit s31 equivplot31: one pass of
-    the data's runs was counted; on 5 agents x 20 tasks x 10 runs, C, D and E each missing a task, 20,000 resamples,
-    measured 2.8-3.0 s against 0.68 s estimated then, 2.23 s now (the complete design: 1.0-1.1 s against 0.70 s). By
-    default one pass of every run and agent, for every pair.
+    the data's runs was counted. By default one pass of every run and agent, for every pair.
 
-    Each pair's tests add their own seconds (:func:`_pair_seconds`; audit s32 rfix32: 780 pairs took 5.3 s of the
-    0.12 s estimated), in resampled values' time."""
-    per_value = 3.5e-8
+    Audit s32 rfix32: each pair's tests were not counted (780 pairs took 5.3 s of the 0.12 s estimated); audit s39
+    eq39: each pair's work read in one pass (40 x 5 x 5, a00 missing t0: 15.4 s CPU idle before, 2.3 s at load 3-4
+    after), measured against this estimate by ``benchmarks/equivalence_cost.py``."""
+    pairs = _pairs(shape, options)
     if options.aggregate is None:
-        return Work(shape.rows + _pair_seconds(shape, options) / per_value, "resampled values", per_value,
-                    f"1 pass x {shape.rows:,} runs + {_pairs(shape, options):,} pairs' tests", memory=0,
+        return Work(_pair_seconds(shape, options) / PER_VALUE, "resampled values", PER_VALUE,
+                    f"{pairs:,} pairs' tests + the call's own {CALL_SECONDS:g} s", memory=0,
                     kept=f"no resamples (aggregate={options.aggregate!r})")
-    resamples, pairs = options.n_resamples, _pairs(shape, options)
+    resamples = options.n_resamples
     passes = [(shape.rows, shape.agents, pairs)] if passes is None else list(passes)
     if not passes:  # every pair's aggregate withheld (fewer than 2 shared tasks, or 3 runs): nothing is resampled
-        return Work(_pair_seconds(shape, options) / per_value, "resampled values", per_value,
-                    f"no bootstrap (every pair's aggregate is withheld) + {pairs:,} pairs' tests", memory=0,
-                    kept="no resamples (every pair's aggregate is withheld)")
+        return Work(_pair_seconds(shape, options) / PER_VALUE, "resampled values", PER_VALUE,
+                    f"no bootstrap (every pair's aggregate is withheld) + {pairs:,} pairs' tests + the call's own "
+                    f"{CALL_SECONDS:g} s", memory=0, kept="no resamples (every pair's aggregate is withheld)")
     rows = sum(p[0] for p in passes)
     agents = max((p[1] for p in passes), default=0)
     aggregated = sum(p[2] for p in passes)
     # several task sets: each pair of a group of more than two agents is read again alone (_api._aggregate_group)
     alone = sum(p[2] for p in passes if p[1] > 2) if len(passes) > 1 else 0
-    seconds = _pair_seconds(shape, options, aggregated, alone)
+    seconds = _pair_seconds(shape, options, aggregated, alone) + sum(_bootstrap_seconds(p[0], p[1], options)
+                                                                     for p in passes)
     runs = f"({' + '.join(f'{p[0]:,}' for p in passes)} runs)" if len(passes) <= 4 else f"{rows:,} runs"
     what = (f"{resamples:,} resamples x {rows:,} runs" if len(passes) == 1 else
             f"{resamples:,} resamples x {runs} in {len(passes)} bootstraps, one per set of tasks the pairs share")
-    what += f" + {pairs:,} pairs' tests" + (f", {alone:,} of them read alone" if alone else "")
-    return Work(resamples * rows + seconds / per_value, "resampled values", per_value, what,
+    what += (f" + {pairs:,} pairs' tests" + (f", {alone:,} of them read alone" if alone else "")
+             + f" + the call's own {CALL_SECONDS:g} s")
+    return Work(seconds / PER_VALUE, "resampled values", PER_VALUE, what,
                 memory=BYTES_PER_AGENT * resamples * agents,
                 kept=f"{resamples:,} resamples x {agents:,} agents' aggregate (aggregate={options.aggregate!r})")
 
