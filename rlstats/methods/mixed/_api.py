@@ -405,20 +405,27 @@ def _normal_scores(values, tolerance=None, task=None):
     on two tasks of a singular fit, 1e-16 apart, took ranks in an order the units decided, x 7.3 a score of -1.5341
     where x 1 gave -1.7317); without, ``tolerance`` is each value's own (predicted effects, one a task or cell) and
     :func:`rlstats.statistics.difference_ties` ties them."""
-    from scipy import special, stats
+    from scipy import special
 
     if tolerance is not None and values.size > 1:
         values = (difference_ties(near_ties(values, task, tolerance)[0], tolerance[task]) if task is not None
                   else difference_ties(values, tolerance))
     n = values.size
     a = 3 / 8 if n <= 10 else 1 / 2
-    # numpy's quicksort argsort is several times faster than rankdata (10^6 residuals: 0.05 s against 0.2 s);
-    # without ties the order is unique, so the ranks are the same
+    # numpy's quicksort argsort is several times faster than rankdata (10^6 residuals: 0.05 s against 0.2 s); the
+    # average ranks of tied values are then each tie group's (first + last) / 2, which is scipy.stats.rankdata's
+    # "average" exactly (halves of integers), without scipy.stats' import (0.6-0.8 s of a fresh process's first
+    # mixed() call: issue 43's 10 x 100 x 10 goal of 1 s, benchmarks/README.md round s39-rows)
     order = np.argsort(values)
-    if n > 1 and not np.all(values[order[1:]] > values[order[:-1]]):
-        ranks = stats.rankdata(values, method="average")
+    ordered = values[order]
+    ranks = np.empty(n)
+    if np.isnan(ordered[-1:]).any():  # rankdata's nan_policy="propagate": every rank NaN
+        ranks[:] = np.nan
+    elif n > 1 and not np.all(ordered[1:] > ordered[:-1]):
+        first = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+        group = np.repeat(np.arange(first.size), np.diff(np.append(first, n)))
+        ranks[order] = ((first + 1 + np.append(first[1:], n)) / 2)[group]
     else:
-        ranks = np.empty(n)
         ranks[order] = np.arange(1, n + 1)
     return special.ndtri((ranks - a) / (n + 1 - 2 * a))
 
