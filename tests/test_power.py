@@ -320,7 +320,8 @@ def test_every_method_gains_power_with_effect():
 # --------------------------------------------------------------------------- reproducibility
 
 
-SMALL = dict(effect=0.8, seeds=[6, 10], tasks=3, n_sim=30, rng=9, n_resamples=200, adastop={"K": 2}, **QUIET)
+# 16 data sets (30 until session 39: the tests below compare bits, not rates): three blocks of 7 when _BLOCK is 7
+SMALL = dict(effect=0.8, seeds=[6, 10], tasks=3, n_sim=16, rng=9, n_resamples=200, adastop={"K": 2}, **QUIET)
 METHODS = ["skillings_mack", "bootstrap", "adastop", "permutation"]
 
 
@@ -329,8 +330,25 @@ def sequential():
     return power(METHODS, **SMALL)
 
 
-def test_identical_with_two_jobs(sequential):
-    parallel = power(METHODS, n_jobs=2, **SMALL)
+@pytest.mark.parametrize("backend", ["threading", pytest.param(None, id="loky", marks=pytest.mark.slow)])
+def test_identical_with_two_jobs(sequential, backend, monkeypatch):
+    # joblib's worker processes (loky, the default backend) cost 6 s of CPU to start and import rlstats, whatever the
+    # study: -m slow. The default run ships the blocks' work as those processes receive it (cloudpickled, the
+    # outcomes pickled back: a study that does not pickle fails only there) and runs it on two threads.
+    try:
+        import cloudpickle  # joblib's loky pickler since joblib 1.5
+    except ImportError:
+        from joblib.externals import cloudpickle  # vendored before
+
+    if backend == "threading":
+        ordered = power_module.map_ordered
+
+        def shipped(function, items, where, **how):
+            function = cloudpickle.loads(cloudpickle.dumps(function))
+            return (cloudpickle.loads(cloudpickle.dumps(out)) for out in ordered(function, items, where, **how))
+
+        monkeypatch.setattr(power_module, "map_ordered", shipped)
+    parallel = power(METHODS, n_jobs=2, backend=backend, **SMALL)
     pd.testing.assert_frame_equal(sequential.table, parallel.table)
 
 
