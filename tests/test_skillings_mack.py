@@ -500,16 +500,19 @@ def _default_rejection_rate(k, n, c, n_sim, seed, ties=False):
 
 # (agents, tasks, runs): the designs where the chi-squared size was worst (0.127, 0.072, 0.076, 0.072, 0.060)
 # and some where it holds.
-# The default run keeps the worst of them and one replicated design (the default suite's time budget); -m slow all.
+# The default run keeps the worst of them, the one design where a default that fell back to chi-squared fails it
+# (session 39, at the seeds below: chi-squared rejects 0.140 of 100 data sets at 2 x 4 x 1, above the bound 0.115;
+# 0.040 and 0.0 of 150 at 2 x 4 x 3 and 4 x 3 x 1, which therefore left the default run for -m slow with the rest).
 _SLOW = pytest.mark.slow
 REDUCED_GRID = [(2, 4, 1), pytest.param(2, 8, 1, marks=_SLOW), pytest.param(2, 16, 1, marks=_SLOW),
-                pytest.param(3, 4, 1, marks=_SLOW), pytest.param(3, 16, 1, marks=_SLOW), (2, 4, 3), (4, 3, 1),
+                pytest.param(3, 4, 1, marks=_SLOW), pytest.param(3, 16, 1, marks=_SLOW),
+                pytest.param(2, 4, 3, marks=_SLOW), pytest.param(4, 3, 1, marks=_SLOW),
                 pytest.param(5, 5, 2, marks=_SLOW)]
 
 
 @pytest.mark.parametrize("k, n, c", REDUCED_GRID)
 def test_default_pvalue_size_at_most_alpha_reduced(k, n, c):
-    n_sim = 150
+    n_sim = 100  # 150 until session 39
     rate, _ = _default_rejection_rate(k, n, c, n_sim, 100 * k + 10 * n + c)
     assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sim)
 
