@@ -200,7 +200,7 @@ import warnings
 
 import numpy as np
 
-from conftest import HANG_SECONDS, run_child
+from conftest import HANG_SECONDS, cli_shell, run_child
 from rlstats.errors import DesignError
 
 
@@ -455,8 +455,8 @@ def test_update_gives_up_on_a_held_lock_and_names_the_holder(tmp_path):
     before = state.read_text()
     holder = _hold_lock(state)
     try:
-        done = subprocess.run([sys.executable, "-m", "rlstats", "adastop", "update", str(state), str(second),
-                               "--lock-timeout", "0.5"], capture_output=True, text=True, timeout=HANG_SECONDS)
+        # the update in this process (a `python -m rlstats` child cost 1.2 s of CPU to start), the lock in another
+        done = cli_shell("adastop", "update", state, second, "--lock-timeout", "0.5")
         # it gave up while the lock was still held (not by outwaiting the holder): no wall-clock bound that
         # load could trip is needed
         held_throughout = holder.poll() is None
