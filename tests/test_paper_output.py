@@ -66,6 +66,12 @@ def results():
     return made
 
 
+@pytest.fixture(scope="module")
+def latex(results):
+    """Each result's to_latex(), made once for the tests that read it (1.1 s of CPU a pass over the results)."""
+    return {name: res.to_latex() for name, res in results.items()}
+
+
 def test_every_back_end_has_a_case():
     made_apart = {"tuning"}  # its formula names the seeds: made in the fixture, below the loop
     assert set(METHODS) <= set(CASES) | made_apart, f"add a CASES entry for {set(METHODS) - set(CASES) - made_apart}"
@@ -160,9 +166,9 @@ def test_a_table_longer_than_a_page_is_split_into_floats_numbered_as_one():
     assert latex.count(r"\toprule") == 3 and "70 rows" in latex.splitlines()[0]
 
 
-def test_every_table_says_what_it_needs_and_whether_it_fits(results):
-    for name, res in results.items():
-        for block in res.to_latex().strip().split("\n\n"):
+def test_every_table_says_what_it_needs_and_whether_it_fits(latex):
+    for name, text in latex.items():
+        for block in text.strip().split("\n\n"):
             comment = block.splitlines()[0]
             assert comment.startswith(r"% rlstats: needs \usepackage{booktabs}"), (name, comment)
             assert (r"needs \usepackage{booktabs} and \usepackage{graphicx};" in comment) == ("resizebox" in block)
@@ -172,10 +178,10 @@ def test_every_table_says_what_it_needs_and_whether_it_fits(results):
             assert ("fits one column of a two-column paper (229.5 pt)" in comment) == (not wide), (name, comment)
 
 
-def test_the_five_agent_task_table_spans_both_columns_or_shrinks_on_request(results):
+def test_the_five_agent_task_table_spans_both_columns_or_shrinks_on_request(results, latex):
     table = results["task_table"]
-    assert r"\begin{table*}[t]" in table.to_latex() and "resizebox" not in table.to_latex()
-    assert "shorter agent names" not in table.to_latex().splitlines()[0]  # its numbers are wider than agent_1
+    assert r"\begin{table*}[t]" in latex["task_table"] and "resizebox" not in latex["task_table"]
+    assert "shorter agent names" not in latex["task_table"].splitlines()[0]  # its numbers are wider than agent_1
     one_column = table.to_latex(environment="table", resize=True)
     assert r"\begin{table}[ht]" in one_column and r"\resizebox{\ifdim\width>\linewidth" in one_column
     # with mean +- sd in every cell, five agents need about 233 pt even at one digit: they span both columns;
@@ -204,12 +210,12 @@ def _compile(tmp_path, body):
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (apt-get install "
                     "texlive-latex-base texlive-latex-recommended); LaTeX output is compiled where it is")
-def test_every_report_and_table_compiles_at_column_width(results, tmp_path):
+def test_every_report_and_table_compiles_at_column_width(results, latex, tmp_path):
     body, tables, blocks = [], [], 0
     for name, res in results.items():
         body += [res.report(), r"\clearpage"]
-        latex = [res.to_latex()] + ([res.summary().to_latex()] if name.startswith("task_table") else [])
-        for block in re.split(r"\n\s*\n", "\n\n".join(latex).strip()):
+        texts = [latex[name]] + ([res.summary().to_latex()] if name.startswith("task_table") else [])
+        for block in re.split(r"\n\s*\n", "\n\n".join(texts).strip()):
             body += [block, r"\clearpage"]
             blocks += 1
             estimate = float(re.search(r"about (\d+) pt wide", block.splitlines()[0]).group(1))
