@@ -534,7 +534,7 @@ class SequentialTest:
     @property
     def not_rejected(self):
         """Holm's c now: the comparisons not yet rejected (one accepted as equal keeps its share)."""
-        return len(self.pairs) - int(np.isin(self.decision, (LARGER, SMALLER)).sum())
+        return len(self.pairs) - int(np.count_nonzero((self.decision == LARGER) | (self.decision == SMALLER)))
 
     def active_agents(self):
         """Codes of the agents that appear in an undecided comparison (to be run next)."""
