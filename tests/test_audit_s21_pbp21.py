@@ -46,8 +46,12 @@ REFERENCE = Path(__file__).resolve().parent / "reference"
 PERCENTILES = script_module(REFERENCE / "coverage_percentiles.py", "coverage_percentiles_s21")
 
 
-@pytest.mark.parametrize("point", [("pbp", 4, 5, 3, "heavy_tailed"), ("pbp", 3, 3, 5, "capped"),
-                                   ("pbp", 2, 5, 10, "skewed")])
+# the default run re-measures 4 x 5 (session 39: intervals shrunk to a fifth of their width held in 0.55 of its 40 data
+# sets, 0.75 and 0.90 at the other two, which -m slow re-measures; a cell level left undivided, 8 times delta, held
+# in all 40 at each of the three: PBP at these runs is that wide)
+@pytest.mark.parametrize("point", [("pbp", 4, 5, 3, "heavy_tailed"),
+                                   pytest.param(("pbp", 3, 3, 5, "capped"), marks=pytest.mark.slow),
+                                   pytest.param(("pbp", 2, 5, 10, "skewed"), marks=pytest.mark.slow)])
 def test_default_measured_at_the_designs_rl_reports(point):
     """The table holds the default's simultaneous coverage at 2 x 5, 3 x 3 and 4 x 5 (audit s21: 400 data sets a row,
     every one held, SE 0.011 at the level); a re-measure of 40 data sets (10 per design draw) holds every one again,
