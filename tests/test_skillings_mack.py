@@ -512,7 +512,7 @@ REDUCED_GRID = [(2, 4, 1), pytest.param(2, 8, 1, marks=_SLOW), pytest.param(2, 1
 
 @pytest.mark.parametrize("k, n, c", REDUCED_GRID)
 def test_default_pvalue_size_at_most_alpha_reduced(k, n, c):
-    n_sim = 100  # 150 until session 39
+    n_sim = 100 if (k, n, c) == (2, 4, 1) else 150  # the default run's design: 150 until session 39
     rate, _ = _default_rejection_rate(k, n, c, n_sim, 100 * k + 10 * n + c)
     assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sim)
 
