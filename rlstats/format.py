@@ -317,16 +317,23 @@ def _level_digits(frame, digits):
     :func:`level_digits`, the other widened columns together at theirs (a statistic's digits are not the levels': a t
     of 6.3e8 beside means of 50000.00017 widened them to 16 digits, audit s36 rv36c); the other columns keep
     ``digits``."""
-    floats = [j for j, column in enumerate(frame.columns)
-              if not _PVALUE_COLUMN.match(str(column)) and pd.api.types.is_float_dtype(frame.dtypes.iloc[j])]
-    large = [j for j in floats if level_digits(frame.iloc[:, [j]].to_numpy(dtype=float), digits) > digits]
+    # each float column once, rows x 1 (a summary reads its table's digits at each printed row: frame.dtypes and
+    # frame.iloc per column cost it more than the printing)
+    values = {j: series.to_numpy(dtype=float)[:, None] for j, (column, series) in enumerate(frame.items())
+              if not _PVALUE_COLUMN.match(str(column)) and pd.api.types.is_float_dtype(series.dtype)}
+    floats = list(values)
+
+    def block(group):
+        return np.hstack([values[j] for j in group])
+
+    large = [j for j in floats if level_digits(values[j], digits) > digits]
     interval = [j for j in floats if frame.columns[j] in INTERVAL_COLUMNS]
-    if len(interval) > 1 and level_digits(frame.iloc[:, interval].to_numpy(dtype=float), digits) > digits:
+    if len(interval) > 1 and level_digits(block(interval), digits) > digits:
         large = sorted(set(large) | set(interval))
     widths = {}
     for group in ([j for j in large if j in interval], [j for j in large if j not in interval]):
         if group:
-            widths.update(dict.fromkeys(group, level_digits(frame.iloc[:, group].to_numpy(dtype=float), digits)))
+            widths.update(dict.fromkeys(group, level_digits(block(group), digits)))
     return dict(sorted(widths.items()))
 
 
@@ -358,10 +365,9 @@ def _formatted(frame, digits, labels=False):
     return header, rows
 
 
-def _is_numeric(frame, j):
-    return pd.api.types.is_numeric_dtype(frame.dtypes.iloc[j]) and not pd.api.types.is_bool_dtype(
-        frame.dtypes.iloc[j]
-    )
+def _numeric_columns(frame):
+    """Whether each column is numeric (not boolean): its cells right-aligned."""
+    return [pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype) for dtype in frame.dtypes]
 
 
 def table_text(frame: pd.DataFrame, digits: int = DIGITS, labels: bool = False) -> str:
@@ -369,7 +375,7 @@ def table_text(frame: pd.DataFrame, digits: int = DIGITS, labels: bool = False) 
     result's print says its columns (else by the codes of ``tidy()``, but for :func:`rlstats.vocabulary.header`'s)."""
     header, rows = _formatted(frame, digits, labels)
     widths = [max(len(h), *(len(r[j]) for r in rows)) if rows else len(h) for j, h in enumerate(header)]
-    numeric = [_is_numeric(frame, j) for j in range(len(header))]
+    numeric = _numeric_columns(frame)
 
     def line(cells):
         return "  ".join(c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric)).rstrip()
@@ -417,7 +423,7 @@ def table_markdown(frame: pd.DataFrame, digits: int = DIGITS, markdown_cells: bo
     """A GitHub-flavoured Markdown table whose names and values render as written (:func:`markdown_escape`);
     ``markdown_cells``: the cells after the first column are Markdown already (the task table's bold numbers)."""
     header, rows = _formatted(frame, digits)
-    align = ["---:" if _is_numeric(frame, j) else ":---" for j in range(len(header))]
+    align = ["---:" if numeric else ":---" for numeric in _numeric_columns(frame)]
     lines = ["| " + " | ".join(markdown_escape(c) for c in header) + " |", "| " + " | ".join(align) + " |"]
     lines += ["| " + " | ".join(c if markdown_cells and j else markdown_escape(c) for j, c in enumerate(r)) + " |"
               for r in rows]
@@ -713,7 +719,7 @@ def table_latex(frame: pd.DataFrame, digits: int = DIGITS, caption: str | None =
         fixed = []
     header, rows = _formatted(frame, digits)
     header = [names[c] for c in frame.columns]
-    numeric = [_is_numeric(frame, j) for j in range(len(header))]
+    numeric = _numeric_columns(frame)
     width, transposed = _width(header, rows), False
     # one pair's row stays a row, as several pairs' do: transposed, its header would read "1st agent & DrQ(eps)", one
     # agent of the pair heading the pair's numbers, the other a row beneath them (audit s38 fixc38)
