@@ -288,13 +288,23 @@ def digits_beside(value: SupportsFloat, spread: SupportsFloat, digits: int = DIG
     return max(1, digits - max(0, below))
 
 
-def signif_levels(values: object, digits: int = DIGITS, among: pd.DataFrame | None = None) -> list[str]:
+def table_digits(frame: pd.DataFrame) -> int:
+    """The significant digits of the levels of ``frame``, a result's table, as it prints them (its interval's columns
+    where it has them, not its statistics): what :func:`signif_levels` reads of its ``among=`` table, for prose that
+    prints many rows of one table to read once (a tuning summary's lines read their table's digits at each number).
+    """
+    widths = _level_digits(frame, DIGITS)
+    levels = [w for j, w in widths.items() if frame.columns[j] in INTERVAL_COLUMNS] or list(widths.values())
+    return max(levels, default=DIGITS)
+
+
+def signif_levels(values: object, digits: int = DIGITS, among: pd.DataFrame | int | None = None) -> list[str]:
     """:func:`signif` of each of ``values``, levels given together (an estimate and its bounds; a 2-D array for a
     table's rows, each an interval), at :func:`level_digits`, in fixed notation where those digits are wider than
-    ``digits``. ``among``: the table of the same result these levels are printed in (its tidy frame), whose digits
-    they take where that table's are wider than :data:`DIGITS` (prose beside a table: a number reads the same in a
-    result's report as in its table, audit s36 digits36: 1000015.58 in the report beside 1000015.582); else they
-    are never wider than :data:`DIGITS`, the table's, where ``digits`` is less.
+    ``digits``. ``among``: the table of the same result these levels are printed in (its tidy frame), or its
+    :func:`table_digits`, whose digits they take where that table's are wider than :data:`DIGITS` (prose beside a
+    table: a number reads the same in a result's report as in its table, audit s36 digits36: 1000015.58 in the
+    report beside 1000015.582); else they are never wider than :data:`DIGITS`, the table's, where ``digits`` is less.
 
     >>> signif_levels([15.133, 9.749, 21.904], 3), signif_levels([1000015.133, 1000009.749, 1000021.904], 3)
     (['15.1', '9.75', '21.9'], ['1000015.1', '1000009.7', '1000021.9'])
@@ -303,9 +313,7 @@ def signif_levels(values: object, digits: int = DIGITS, among: pd.DataFrame | No
     flat = array.ravel()
     wide = level_digits(flat[None, :] if array.ndim < 2 else array, digits)
     if among is not None:  # the table's levels (its interval's columns where it has them), not its statistics
-        widths = _level_digits(among, DIGITS)
-        levels = [w for j, w in widths.items() if among.columns[j] in INTERVAL_COLUMNS] or list(widths.values())
-        table = max(levels, default=DIGITS)
+        table = table_digits(among) if isinstance(among, pd.DataFrame) else among
         wide = table if table > DIGITS else min(wide, max(digits, DIGITS))
     return [as_fixed(signif(v, wide), v) if wide > digits else signif(v, wide) for v in flat]
 
