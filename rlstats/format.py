@@ -288,13 +288,23 @@ def digits_beside(value: SupportsFloat, spread: SupportsFloat, digits: int = DIG
     return max(1, digits - max(0, below))
 
 
-def signif_levels(values: object, digits: int = DIGITS, among: pd.DataFrame | None = None) -> list[str]:
+def table_digits(frame: pd.DataFrame) -> int:
+    """The significant digits of the levels of ``frame``, a result's table, as it prints them (its interval's columns
+    where it has them, not its statistics): what :func:`signif_levels` reads of its ``among=`` table, for prose that
+    prints many rows of one table to read once (a tuning summary's lines read their table's digits at each number).
+    """
+    widths = _level_digits(frame, DIGITS)
+    levels = [w for j, w in widths.items() if frame.columns[j] in INTERVAL_COLUMNS] or list(widths.values())
+    return max(levels, default=DIGITS)
+
+
+def signif_levels(values: object, digits: int = DIGITS, among: pd.DataFrame | int | None = None) -> list[str]:
     """:func:`signif` of each of ``values``, levels given together (an estimate and its bounds; a 2-D array for a
     table's rows, each an interval), at :func:`level_digits`, in fixed notation where those digits are wider than
-    ``digits``. ``among``: the table of the same result these levels are printed in (its tidy frame), whose digits
-    they take where that table's are wider than :data:`DIGITS` (prose beside a table: a number reads the same in a
-    result's report as in its table, audit s36 digits36: 1000015.58 in the report beside 1000015.582); else they
-    are never wider than :data:`DIGITS`, the table's, where ``digits`` is less.
+    ``digits``. ``among``: the table of the same result these levels are printed in (its tidy frame), or its
+    :func:`table_digits`, whose digits they take where that table's are wider than :data:`DIGITS` (prose beside a
+    table: a number reads the same in a result's report as in its table, audit s36 digits36: 1000015.58 in the
+    report beside 1000015.582); else they are never wider than :data:`DIGITS`, the table's, where ``digits`` is less.
 
     >>> signif_levels([15.133, 9.749, 21.904], 3), signif_levels([1000015.133, 1000009.749, 1000021.904], 3)
     (['15.1', '9.75', '21.9'], ['1000015.1', '1000009.7', '1000021.9'])
@@ -303,9 +313,7 @@ def signif_levels(values: object, digits: int = DIGITS, among: pd.DataFrame | No
     flat = array.ravel()
     wide = level_digits(flat[None, :] if array.ndim < 2 else array, digits)
     if among is not None:  # the table's levels (its interval's columns where it has them), not its statistics
-        widths = _level_digits(among, DIGITS)
-        levels = [w for j, w in widths.items() if among.columns[j] in INTERVAL_COLUMNS] or list(widths.values())
-        table = max(levels, default=DIGITS)
+        table = table_digits(among) if isinstance(among, pd.DataFrame) else among
         wide = table if table > DIGITS else min(wide, max(digits, DIGITS))
     return [as_fixed(signif(v, wide), v) if wide > digits else signif(v, wide) for v in flat]
 
@@ -317,16 +325,23 @@ def _level_digits(frame, digits):
     :func:`level_digits`, the other widened columns together at theirs (a statistic's digits are not the levels': a t
     of 6.3e8 beside means of 50000.00017 widened them to 16 digits, audit s36 rv36c); the other columns keep
     ``digits``."""
-    floats = [j for j, column in enumerate(frame.columns)
-              if not _PVALUE_COLUMN.match(str(column)) and pd.api.types.is_float_dtype(frame.dtypes.iloc[j])]
-    large = [j for j in floats if level_digits(frame.iloc[:, [j]].to_numpy(dtype=float), digits) > digits]
+    # each float column once, rows x 1 (a summary reads its table's digits at each printed row: frame.dtypes and
+    # frame.iloc per column cost it more than the printing)
+    values = {j: series.to_numpy(dtype=float)[:, None] for j, (column, series) in enumerate(frame.items())
+              if not _PVALUE_COLUMN.match(str(column)) and pd.api.types.is_float_dtype(series.dtype)}
+    floats = list(values)
+
+    def block(group):
+        return np.hstack([values[j] for j in group])
+
+    large = [j for j in floats if level_digits(values[j], digits) > digits]
     interval = [j for j in floats if frame.columns[j] in INTERVAL_COLUMNS]
-    if len(interval) > 1 and level_digits(frame.iloc[:, interval].to_numpy(dtype=float), digits) > digits:
+    if len(interval) > 1 and level_digits(block(interval), digits) > digits:
         large = sorted(set(large) | set(interval))
     widths = {}
     for group in ([j for j in large if j in interval], [j for j in large if j not in interval]):
         if group:
-            widths.update(dict.fromkeys(group, level_digits(frame.iloc[:, group].to_numpy(dtype=float), digits)))
+            widths.update(dict.fromkeys(group, level_digits(block(group), digits)))
     return dict(sorted(widths.items()))
 
 
@@ -358,10 +373,9 @@ def _formatted(frame, digits, labels=False):
     return header, rows
 
 
-def _is_numeric(frame, j):
-    return pd.api.types.is_numeric_dtype(frame.dtypes.iloc[j]) and not pd.api.types.is_bool_dtype(
-        frame.dtypes.iloc[j]
-    )
+def _numeric_columns(frame):
+    """Whether each column is numeric (not boolean): its cells right-aligned."""
+    return [pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype) for dtype in frame.dtypes]
 
 
 def table_text(frame: pd.DataFrame, digits: int = DIGITS, labels: bool = False) -> str:
@@ -369,7 +383,7 @@ def table_text(frame: pd.DataFrame, digits: int = DIGITS, labels: bool = False) 
     result's print says its columns (else by the codes of ``tidy()``, but for :func:`rlstats.vocabulary.header`'s)."""
     header, rows = _formatted(frame, digits, labels)
     widths = [max(len(h), *(len(r[j]) for r in rows)) if rows else len(h) for j, h in enumerate(header)]
-    numeric = [_is_numeric(frame, j) for j in range(len(header))]
+    numeric = _numeric_columns(frame)
 
     def line(cells):
         return "  ".join(c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric)).rstrip()
@@ -417,7 +431,7 @@ def table_markdown(frame: pd.DataFrame, digits: int = DIGITS, markdown_cells: bo
     """A GitHub-flavoured Markdown table whose names and values render as written (:func:`markdown_escape`);
     ``markdown_cells``: the cells after the first column are Markdown already (the task table's bold numbers)."""
     header, rows = _formatted(frame, digits)
-    align = ["---:" if _is_numeric(frame, j) else ":---" for j in range(len(header))]
+    align = ["---:" if numeric else ":---" for numeric in _numeric_columns(frame)]
     lines = ["| " + " | ".join(markdown_escape(c) for c in header) + " |", "| " + " | ".join(align) + " |"]
     lines += ["| " + " | ".join(c if markdown_cells and j else markdown_escape(c) for j, c in enumerate(r)) + " |"
               for r in rows]
@@ -713,7 +727,7 @@ def table_latex(frame: pd.DataFrame, digits: int = DIGITS, caption: str | None =
         fixed = []
     header, rows = _formatted(frame, digits)
     header = [names[c] for c in frame.columns]
-    numeric = [_is_numeric(frame, j) for j in range(len(header))]
+    numeric = _numeric_columns(frame)
     width, transposed = _width(header, rows), False
     # one pair's row stays a row, as several pairs' do: transposed, its header would read "1st agent & DrQ(eps)", one
     # agent of the pair heading the pair's numbers, the other a row beneath them (audit s38 fixc38)

@@ -4,8 +4,8 @@ gamma=, the mixed model's Kenward-Roger df, equivalence's other tests, tuning's 
 hierarchical Bayesian model, power from a pilot), and renamings that change the agents' and tasks' sort order.
 
 The cases reuse test_metamorphic's comparison (whole results: tidy, glance, to_dict, every printed text with its
-numbers parsed); each is run on a reduced set of transformations (shuffle, one scaling, shift, polars, pyarrow) to
-stay within the default suite's time; the remaining scalings run with -m slow.
+numbers parsed); in the default run each under one of a row shuffle, a scaling and a pyarrow Table (in turn; the
+scaling where its options are in the score's units), to stay within the default suite's time; the rest with -m slow.
 """
 
 from __future__ import annotations
@@ -107,16 +107,29 @@ M.CHANGES[("s24_mixed_kr", "shift")] = M.CHANGES[("mixed", "shift")]
 # (power() quotes the conversion note as the pilot's, "pilot: data converted ...": test_metamorphic's CONVERTED
 # reads that prefix since audit s25)
 
-#: cases whose every transformation runs with -m slow (a Gibbs sampler's chains: seconds each)
-SLOW_CASES = {"s24_bayes_hierarchical"}
+#: cases whose every transformation runs with -m slow: a Gibbs sampler's chains (seconds each); and tuning's config=,
+#: the very call and data of test_metamorphic's tuning_views case (session 39: one default run of the two)
+SLOW_CASES = {"s24_bayes_hierarchical", "s24_tuning_config"}
 _BY_NAME = {t.name: t for t in M.TRANSFORMS}
-#: the default run's transformations; the other scalings run with -m slow
+#: the transformations a case may take in the default run; the other scalings run with -m slow
 FAST = ("shuffle", "scale_1e+12", "pyarrow")
 SLOW = ("shift", "polars", "scale_1e-150", "scale_1e-06", "float32")
+#: cases with options in the score's units (gamma=) or differences of them (margin=), which move with a scaling
+UNIT_CASES = {"s24_bootstrap_gap_gamma", "s24_equivalence_noninferior", "s24_curves_gap"}
+
+
+def _in_default_run(case, name):
+    """Session 39 (the sweep cost 9 s of the default suite's CPU): one of FAST a case, in turn (case i of EXTRA the
+    (i mod 3)-th), or the scaling where its options move with it; the others with -m slow."""
+    if case in SLOW_CASES or name not in FAST:
+        return False
+    if case in UNIT_CASES:
+        return name == "scale_1e+12"
+    return FAST.index(name) == list(EXTRA).index(case) % len(FAST)
 
 
 @pytest.mark.parametrize("case, transform", [
-    pytest.param(case, name, id=f"{case}-{name}", marks=[pytest.mark.slow] if name in SLOW or case in SLOW_CASES else [])
+    pytest.param(case, name, id=f"{case}-{name}", marks=[] if _in_default_run(case, name) else [pytest.mark.slow])
     for case in EXTRA for name in FAST + SLOW])
 def test_option_path_is_unchanged_or_exactly_transformed(case, transform):
     problems = M.differences(case, _BY_NAME[transform])

@@ -164,32 +164,34 @@ class TuningResult(Result):
         lines = [f"unit: {self.unit}"]
         tuned = self.tables.get("tuned")
         if tuned is not None:
+            digits = fmt.table_digits(tuned)  # the table's digits, which each number below takes (read once)
             lines += ["", f"best set (best, or tied for best, in >= {fmt.signif(self.threshold)} of resamples) and the "
                       f"tuned score corrected for selection, {level} interval:"]
             for row in tuned.head(SHOWN).itertuples():
                 wanting = "seeds" if row.n_runs < 2 else None
                 if row.n_configs == 1:  # best and selected by construction, not measured (audit s34 tune34)
                     chosen = (f"the only configuration (best by construction, selected with nothing to select from); "
-                              f"tuned score {_level(row.estimate, row.conf_low, row.conf_high, among=tuned)} "
-                              f"{_interval(row.conf_low, row.conf_high, wanting=wanting, among=tuned)}")
+                              f"tuned score {_level(row.estimate, row.conf_low, row.conf_high, among=digits)} "
+                              f"{_interval(row.conf_low, row.conf_high, wanting=wanting, among=digits)}")
                 elif np.isnan(row.n_best_set):  # one seed in every configuration (the notes say why)
                     chosen = "best set withheld; tuned score withheld"
                 else:  # an empty set: too many configurations alike for one to be best that often (cli24)
                     size = (f"of {int(row.n_best_set)}" if row.n_best_set else
                             f"empty (none best in >= {fmt.signif(self.threshold)} of resamples)")
                     chosen = (f"best set {size}; tuned score "
-                              f"{_level(row.estimate, row.conf_low, row.conf_high, among=tuned)} "
-                              f"{_interval(row.conf_low, row.conf_high, wanting=wanting, among=tuned)}")
+                              f"{_level(row.estimate, row.conf_low, row.conf_high, among=digits)} "
+                              f"{_interval(row.conf_low, row.conf_high, wanting=wanting, among=digits)}")
                 chose = "is" if row.n_configs == 1 else f"selected of {fmt.integer(row.n_configs)},"
-                own = _level(row.mean_selected, row.estimate, row.conf_low, row.conf_high, among=tuned)
+                own = _level(row.mean_selected, row.estimate, row.conf_low, row.conf_high, among=digits)
                 text = (f"  {row.agent} on {row.task}: {self.config_label(row.config)} {chose} {chosen} (its own "
                         f"mean {own})")
                 if "heldout_estimate" in tuned.columns:
-                    text += _held_out_text(row, tuned)
+                    text += _held_out_text(row, digits)
                 lines.append(text)
             lines += _more(len(tuned))
         em = self.tables.get("expected_max")
         if em is not None:
+            band = fmt.table_digits(em)
             rows = em[(em["sampling"] == "without replacement")]
             aggregate = rows[rows["task"] == plots.MEAN_OVER_TASKS]
             rows = aggregate if len(aggregate) else rows
@@ -199,8 +201,8 @@ class TuningResult(Result):
                 where = (f"averaged over {fmt.plural(self._block_word)}" if task == plots.MEAN_OVER_TASKS else
                          f"on {task}")
                 lines.append(f"  {agent} {where}: " + ", ".join(
-                    f"k={fmt.integer(r.budget)}: {_level(r.estimate, r.conf_low, r.conf_high, digits=4, among=em)} "
-                    f"{_interval(r.conf_low, r.conf_high, 3, None, among=em)}"
+                    f"k={fmt.integer(r.budget)}: {_level(r.estimate, r.conf_low, r.conf_high, digits=4, among=band)} "
+                    f"{_interval(r.conf_low, r.conf_high, 3, None, among=band)}"
                     for r in picks.itertuples()))
         complete = self.tables.get("complete")
         if complete is not None:
@@ -211,12 +213,12 @@ class TuningResult(Result):
             # them, where what it resamples ties (the notes say so)
             two_stage = self.options.get("complete_interval") == "two_stage"
             # without intervals, the estimates read apart from each other
-            shown = complete.head(SHOWN)
-            apart = fmt.signif_levels(shown[["estimate"]].to_numpy(dtype=float), among=complete)
-            said = [_level(r.estimate, r.conf_low, r.conf_high, among=complete) if np.isfinite(r.conf_low) else text
+            shown, digits = complete.head(SHOWN), fmt.table_digits(complete)
+            apart = fmt.signif_levels(shown[["estimate"]].to_numpy(dtype=float), among=digits)
+            said = [_level(r.estimate, r.conf_low, r.conf_high, among=digits) if np.isfinite(r.conf_low) else text
                     for r, text in zip(shown.itertuples(), apart)]
             lines += [f"  {r.agent} on {r.task}: {text} "
-                      f"{_interval(r.conf_low, r.conf_high, wanting=_complete_wanting(r, two_stage), among=complete)} "
+                      f"{_interval(r.conf_low, r.conf_high, wanting=_complete_wanting(r, two_stage), among=digits)} "
                       f"over {fmt.count(r.n_configs, 'configuration')}"
                       for r, text in zip(shown.itertuples(), said)]
             lines += _more(len(complete))
@@ -381,8 +383,8 @@ def _tuned_interval_prose(lower):
 
 def _interval(low, high, digits=fmt.DIGITS, wanting="seeds", among=None):
     """'[low, high]', or what stands for an interval withheld for want of ``wanting`` (None: for another reason, such
-    as runs that do not vary; the notes say why); ``among``: the summary's table it is a row of, whose digits it takes
-    where that table widens them (audit s36 digits36)."""
+    as runs that do not vary; the notes say why); ``among``: the summary's table it is a row of (or that table's
+    :func:`rlstats.format.table_digits`), whose digits it takes where that table widens them (audit s36 digits36)."""
     if np.isnan(low) and np.isnan(high):
         return f"(no interval: too few {wanting})" if wanting else "(no interval: see the notes)"
     # apart at any shift (audit s35 digits35)
@@ -395,14 +397,15 @@ def _level(estimate, low, high, *more, digits=fmt.DIGITS, among=None):
     return fmt.signif_levels([estimate, low, high, *more], digits, among=among)[0]
 
 
-def _held_out_text(row, tuned):
+def _held_out_text(row, digits):
     """The printed line's held-out estimate with its interval (withheld below 2 runs, or where they tie: the notes
-    say so), or that the selected configuration has none; at the digits of ``tuned``, the table it is a row of."""
+    say so), or that the selected configuration has none; at ``digits``, those of the table it is a row of
+    (:func:`rlstats.format.table_digits`)."""
     if row.heldout_runs == 0:
         return "; no held-out run of it (see the notes)"
     interval = _interval(row.heldout_low, row.heldout_high, wanting="runs" if row.heldout_runs < 2 else None,
-                         among=tuned)
-    estimate = _level(row.heldout_estimate, row.heldout_low, row.heldout_high, among=tuned)  # 1e+06 (audit s36)
+                         among=digits)
+    estimate = _level(row.heldout_estimate, row.heldout_low, row.heldout_high, among=digits)  # 1e+06 (audit s36)
     return f"; held out {estimate} {interval} over {fmt.count(row.heldout_runs, 'run')}"
 
 
