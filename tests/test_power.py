@@ -335,17 +335,16 @@ def test_identical_with_two_jobs(sequential, backend, monkeypatch):
     # joblib's worker processes (loky, the default backend) cost 6 s of CPU to start and import rlstats, whatever the
     # study: -m slow. The default run ships the blocks' work as those processes receive it (cloudpickled, the
     # outcomes pickled back: a study that does not pickle fails only there) and runs it on two threads.
-    try:
-        import cloudpickle  # joblib's loky pickler since joblib 1.5
-    except ImportError:
-        from joblib.externals import cloudpickle  # vendored before
+    import pickle
+
+    from joblib.externals.loky.backend.reduction import dumps  # the pickler loky's processes are sent work with
 
     if backend == "threading":
         ordered = power_module.map_ordered
 
         def shipped(function, items, where, **how):
-            function = cloudpickle.loads(cloudpickle.dumps(function))
-            return (cloudpickle.loads(cloudpickle.dumps(out)) for out in ordered(function, items, where, **how))
+            function = pickle.loads(dumps(function))
+            return (pickle.loads(dumps(out)) for out in ordered(function, items, where, **how))
 
         monkeypatch.setattr(power_module, "map_ordered", shipped)
     parallel = power(METHODS, n_jobs=2, backend=backend, **SMALL)
