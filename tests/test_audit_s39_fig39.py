@@ -163,10 +163,10 @@ def test_a_name_without_spaces_wider_than_its_panel_is_refused_with_a_width_that
     one = table[table["procedure"] == "tuning.best_interval"]
     before = plt.get_fignums()
     with pytest.raises(rlstats.errors.OptionError, match="'select_then_report_pooled_t' breaks no further") as refused:
-        rlstats.plotting.calibration_figure(one, width=2.2)
+        rlstats.plotting.calibration_figure(one, width=2.0)  # the least width allowed
     assert plt.get_fignums() == before  # the figure refused is closed
     width = float(re.search(r"pass width=([0-9.]+) or more", str(refused.value)).group(1))
-    assert 2.2 < width < 2.4
+    assert 2.0 < width < 2.4  # 2.21 in here, 2.2 with matplotlib 3.7's text metrics
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         figure = rlstats.plotting.calibration_figure(one, width=width)  # laid out and drawn at 100 dpi
