@@ -133,8 +133,9 @@ class EquivalenceResult(Result):
                 f"pairs = {len(self.pairs)}")
 
     def _scope(self, scope, a, b):
-        rows = self.comparisons
-        return rows[(rows["scope"] == scope) & (rows["agent_1"] == a) & (rows["agent_2"] == b)]
+        rows = self.comparisons  # (the columns compared as arrays: the printed lines read a pair's rows many times)
+        return rows[(rows["scope"].to_numpy() == scope) & (rows["agent_1"].to_numpy() == a)
+                    & (rows["agent_2"].to_numpy() == b)]
 
     def _pair_lines(self, a, b):
         lines = [f"{fmt.difference_label(a, b)}:"]
