@@ -4218,6 +4218,15 @@ def test_calibration_figure_of_nothing_to_draw_or_on_too_few_axes():
         plt.close("all")
 
 
+@pytest.mark.parametrize("width", [0, -1, "7", float("nan"), 1e9, True], ids=repr)
+def test_calibration_figure_width_outside_2_to_100_inches(width):
+    # fig39: width=0 had failed with numpy's "Singular matrix", -1 with a matplotlib ValueError; refused before the
+    # table is read (an empty table here, which would be refused otherwise)
+    table = rlstats.calibration_table(["curves.band"])
+    fails(OptionError, ("width= of the calibration figure must be a number of inches from 2", "to 100",
+                        "e.g. width=6.8"), rlstats.plotting.calibration_figure, table.iloc[:0], width=width)
+
+
 # ----------------------------------------------------------------------------- issue 41 item 2: equivalence
 
 _PUBLISHED = pd.DataFrame({"task": ["task_01", "task_02", "task_03"], "mean": 1.0, "sd": 1.0, "n": 5})
