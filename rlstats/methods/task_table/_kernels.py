@@ -430,7 +430,8 @@ def kurtosis_stretch(x, y, d):
 
 
 #: |noncentrality| from which :func:`noncentral_t_limits` reads :func:`noncentral_t_cdf` instead of calling
-#: ``scipy.special.nctdtr``: up to it nctdtr is fast and accurate; past 1e4 it takes 1-80 ms an evaluation, drifts
+#: ``scipy.special.nctdtr``: up to it nctdtr is fast and accurate (Boost's from scipy 1.15; cdflib's before, to
+#: 1e-6 absolute, which those limits inherit: tests/conftest.NCT_ATOL); past 1e4 it takes 1-80 ms an evaluation, drifts
 #: (5e-7 at 1e5 in scipy 1.17) and returns NaN from about 1e6 (audit s38 cap38: a 2 x 2 table of 4 runs whose effect
 #: was 3e6 SDs took 3.8 s in 232 evaluations and printed a Hedges' g interval of zero width). At it the two differ by
 #: at most 4e-15 (df 2 to 1e7, T's quantiles 1e-6 to 1 - 1e-6; review s38 fixe38), so a limit does not jump there
