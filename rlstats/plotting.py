@@ -238,12 +238,13 @@ LONG_NAME = 40.0
 _OWN_SIZE: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
 
 
-def _laid_out_at(figure: Any, size: tuple[float, float]) -> None:
+def _laid_out_at(figure: Any, size: tuple[float, float]) -> list[Any] | None:
     """``figure`` set to ``size`` inches with its titles, axis labels and legend titles broken for it (from their
     words as written: a figure laid out at several sizes in turn, as the search for a size that holds it does).
     The titles and axis labels were written for the plot's own size: at a smaller one they are broken at words to fit
     the figure, rather than cut at its edge. Broken here, not by matplotlib's wrap=True, whose width under a
-    constrained layout differs between releases (3.7 left a title 0.87 in past the edge)."""
+    constrained layout differs between releases (3.7 left a title 0.87 in past the edge). Returns
+    :func:`_fit_texts`' warnings of its draw where the figure stands as drawn, else None."""
     figure.set_size_inches(*size)
     texts = [figure._suptitle, figure._supxlabel, figure._supylabel]
     for axes in figure.axes:
@@ -254,7 +255,7 @@ def _laid_out_at(figure: Any, size: tuple[float, float]) -> None:
             # measured without a layout, which a legend wider than the figure collapses (audit s22: curves' line
             # of withheld bands at 3.5 in)
             break_to_width(legend.get_title(), figure, 0.8)
-    _fit_texts(figure, [text for text in texts if text is not None and text.get_text()])
+    return _fit_texts(figure, [text for text in texts if text is not None and text.get_text()])
 
 
 def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
@@ -450,19 +451,38 @@ def _keep_written(text: Any, written: tuple[str, float]) -> None:
         _WRITTEN[text] = _Written(*written, left=_state(text))
 
 
-def _fit_texts(figure: Any, texts: list[Any]) -> None:
+def _fit_texts(figure: Any, texts: list[Any]) -> list[Any] | None:
     """Break each text at words until it lies inside the figure, with a margin, along its direction, where it is
     anchored: a centred title over an Axes set off by long tick labels has less room on one side than the other
-    (broken by :func:`_break_text`, the one home of breaking a figure's texts)."""
+    (broken by :func:`_break_text`, the one home of breaking a figure's texts). Returns the warnings of the draw that
+    placed the texts where none was changed after it, so that the figure stands as drawn (a caller needing it drawn
+    does not draw it again: :func:`_drawn_as_is`); None where one was."""
     import warnings
 
     # a text fitted at another size (a grid's own, 3.3 in) starts from its words and size as written (audit s25: its
     # size did, its lines stayed broken, 4 lines at 9 in)
     written = {text: _as_written(text) for text in texts}
-    with warnings.catch_warnings():  # a layout that collapses is :func:`_check_room`'s to report, after this
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:  # a layout that collapses is :func:`_check_room`'s to
+        warnings.simplefilter("always")  # report, after this
         figure.draw_without_rendering()  # the constrained layout at the new size places the texts
-    _fit_placed(figure, texts, written, figure.canvas.get_renderer())
+    return None if _fit_placed(figure, texts, written, figure.canvas.get_renderer()) else caught
+
+
+def _drawn_as_is(figure: Any, drawn: list[Any] | None) -> list[Any]:
+    """The warnings of a draw of ``figure`` as it is: ``drawn``, those of the draw just made where nothing has changed
+    since (:func:`_fit_texts`), else those of drawing it now. For the sizes :func:`_size_holding` tries, on a figure
+    its refusal closes: a figure drawn again unchanged only moves its panels by a thousandth of a pixel or so (a
+    constrained layout run once more converges further), which decides nothing there, and the second draw was half
+    the time of each size tried (speed39). A figure a plot returns is drawn as before, so that it is bit for bit the
+    figure it was."""
+    import warnings
+
+    if drawn is not None:
+        return drawn
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        figure.draw_without_rendering()
+    return caught
 
 
 def _fit_placed(figure: Any, texts: list[Any], written: Mapping[Any, tuple[str, float]], renderer: Any,
@@ -690,9 +710,7 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
 
     import matplotlib.pyplot as plt
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        figure.draw_without_rendering()
+    caught = _drawn_as_is(figure, None)
     collapsed = [w for w in caught if "axes sizes collapsed" in str(w.message)]
     for w in caught:
         if w not in collapsed:
@@ -700,14 +718,12 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
     if collapsed or _overlapping(figure, drawn=True) - apart:
         from .errors import OptionError
 
-        def holds():  # laid out at the size tried: not collapsed, no panels drawn over each other, none short, no
+        def holds(drawn):  # laid out at the size tried: not collapsed, no panels drawn over each other, none short, no
             # tick labels crowded (the checks resized() makes after this one)
-            with warnings.catch_warnings(record=True) as tried:
-                warnings.simplefilter("always")
-                figure.draw_without_rendering()
+            tried = _drawn_as_is(figure, drawn)
             return (not any("axes sizes collapsed" in str(w.message) for w in tried)
                     and not _overlapping(figure, drawn=True) - apart and not _short_panels(figure)
-                    and not _crowded_tick_labels(figure)[0])
+                    and not _crowded_tick_labels(figure, first=True, drawn=True)[0])
 
         # a size that holds it, found as the short panels' is: the shape asked kept (the grid drawn is the one a
         # plot picks for that shape), checked by laying the figure out at it (audit s34 marks34: no size was named)
@@ -725,12 +741,13 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
         _refuse_short_panels(figure, figsize, own, short)
 
 
-def _size_holding(figure: Any, figsize: tuple[float, float], holds: Callable[[], bool],
+def _size_holding(figure: Any, figsize: tuple[float, float], holds: Callable[[list[Any] | None], bool],
                   grow: Callable[[], float] = lambda: 1.25, within: float = 1.02) -> tuple[float, float] | None:
     """The smallest size of the shape of ``figsize`` (to ``within``: 2%, rounded up as a message prints it; the
     overlapping panels' refusal asks 20% in steps of 1.4, as each try lays out every panel again: 1.3 s a try for six
     panels of decision grids, seven tries were 9 CPU seconds) at which ``figure``,
-    laid out there (:func:`_laid_out_at`), ``holds()``; None where none within :data:`MAX_FIGURE_INCHES` does.
+    laid out there (:func:`_laid_out_at`), ``holds(drawn)`` (``drawn``: :func:`_laid_out_at`'s warnings, for
+    :func:`_drawn_as_is`); None where none within :data:`MAX_FIGURE_INCHES` does.
     ``grow()``: how much larger to try next after a size that does not hold (at least 1.05, at most 4). The shape is
     kept so that the grid of panels a plot picks for it (:func:`largest_panels`) is the one drawn here; the labels
     around a panel keep their size, so the drawing grows by more than the figure. The one search of the refusals of
@@ -739,8 +756,7 @@ def _size_holding(figure: Any, figsize: tuple[float, float], holds: Callable[[],
         size = (_up(figsize[0] * scale), _up(figsize[1] * scale))
         if max(size) > MAX_FIGURE_INCHES:
             return False
-        _laid_out_at(figure, size)
-        return holds()
+        return holds(_laid_out_at(figure, size))
 
     low, high, held = 1.0, 1.0, False
     for _ in range(8):
@@ -755,6 +771,20 @@ def _size_holding(figure: Any, figsize: tuple[float, float], holds: Callable[[],
         middle = (low * high) ** 0.5
         low, high = (low, middle) if fits(middle) else (middle, high)
     return _up(figsize[0] * high), _up(figsize[1] * high)
+
+
+def axes_off(ax: Any) -> None:
+    """``ax.axis("off")``, its tick locations emptied: matplotlib finds and measures the ticks of an Axes whose axes
+    are off at each layout (a title's position reads the y axis' offset), though it draws none, so the Bayesian
+    simplexes' six panels took four times as long to lay out as without them (speed39). Nothing drawn changes.
+    An axis shared with another Axes keeps its ticks, which are the other's too."""
+    from matplotlib.ticker import NullLocator
+
+    ax.axis("off")
+    for axis, shared in ((ax.xaxis, ax.get_shared_x_axes()), (ax.yaxis, ax.get_shared_y_axes())):
+        if len(shared.get_siblings(ax)) == 1:
+            axis.set_major_locator(NullLocator())
+            axis.set_minor_locator(NullLocator())
 
 
 #: what a plot declares of a panel that reads only at a least size (:func:`least_panel`): Axes -> (width, height, what
@@ -804,7 +834,8 @@ def _refuse_short_panels(figure: Any, figsize: tuple[float, float], own: Any,
         return max([max(_LEAST[a][0] / max(w, 1e-3), _LEAST[a][1] / max(h, 1e-3))
                     for a, w, h in _short_panels(figure)] or [1.05])
 
-    found = _size_holding(figure, figsize, lambda: (draw_quietly(figure), not _short_panels(figure))[1], shortfall)
+    found = _size_holding(figure, figsize, lambda drawn: (_drawn_as_is(figure, drawn), not _short_panels(figure))[1],
+                          shortfall)
     plt.close(figure)
     n = len(figure.axes)
     whose = f"the {n} panels of this figure: each {what}" if n > 1 else f"this figure's {what}: it"
@@ -949,15 +980,19 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
         _refuse_tick_labels(figure, figsize, own, crowded, renderer)
 
 
-def _crowded_tick_labels(figure: Any) -> tuple[list[tuple[Any, str, list[Any]]], Any]:
+def _crowded_tick_labels(figure: Any, first: bool = False,
+                         drawn: bool = False) -> tuple[list[tuple[Any, str, list[Any]]], Any]:
     """(the (Axes, axis name, tick labels) still drawn over each other after numbers are thinned and names along x
     turned, the renderer): the rule of :func:`_fit_tick_labels`, which refuses where any are, and of the size a
     refusal of :func:`_check_room` names (audit s34 marks34: a size holding the panels apart left two y labels
-    crowded, and the size named was refused in turn)."""
+    crowded, and the size named was refused in turn). For a size that search tries (on a figure it closes after),
+    ``first``: only the first axis still crowded, whether any is, without turning the others' names at two draws an
+    axis (speed39: six panels' names tried at 45 and 90 degrees, 12 draws, were 60% of a refusal's time at a size
+    already known not to hold); ``drawn``: the figure as the search has just drawn it, not drawn again first."""
     def draw():
         return draw_quietly(figure)
 
-    renderer = draw()
+    renderer = figure.canvas.get_renderer() if drawn else draw()
     crowded = []
     for axes in figure.axes:
         for axis, name in ((axes.xaxis, "x"), (axes.yaxis, "y")):
@@ -977,6 +1012,8 @@ def _crowded_tick_labels(figure: Any) -> tuple[list[tuple[Any, str, list[Any]]],
             labels = _shown_tick_labels(axis)
             if _drawn_over(labels, renderer):
                 crowded.append((axes, name, labels))
+                if first:
+                    return crowded, renderer
     return crowded, renderer
 
 

@@ -233,7 +233,7 @@ def test_best_set_figure_is_readable_at_one_column(mirror):
                          views=["best_set"], rng=0, progress=False)
     ax = res.plot(kind="best_set", figsize=(3.3, 2.4))
     figure = ax.figure
-    figure.canvas.draw()
+    figure.draw_without_rendering()
     renderer = figure.canvas.get_renderer()
     boxes = [label.get_window_extent(renderer) for label in ax.get_yticklabels()]
     assert len(boxes) == 4

@@ -189,7 +189,7 @@ def test_adastop_lists_of_agents_keep_a_name_with_a_comma_whole(tmp_path):
 
 _MARKDOWN_NAMES = ["*a*", "_b_", "`c`", "<d>", "[e](f)", "g\\h", "~~i~~", "j&amp;k"]
 _MARKDOWN_CASES = [("skillings_mack", {}), ("permutation", {"n_resamples": 200}), ("adastop", {"n": 2}),
-                   ("bootstrap", {"n_resamples": 200}), ("task_table", {}), ("equivalence", {"margin": 1.0}),
+                   ("bootstrap", {"n_resamples": 200}), ("task_table", {}), ("equivalence", {"margin": 1.0, "n_resamples": 200}),
                    ("mixed", {}), ("percentiles", {"n_resamples": 200}), ("performance_profile", {"n_resamples": 200}),
                    ("probability_of_improvement", {"n_resamples": 200}), ("bayes", {"n_samples": 500}),
                    ("selection", {"treatment": "*a*", "baseline": "_b_", "reported": ["t*1", "t_2_"], "n_resamples": 99})]

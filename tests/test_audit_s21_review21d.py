@@ -12,13 +12,19 @@ import rlstats
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from test_audit_s21_bayescal21b import _frame  # noqa: E402
+from conftest import BAYES_CHAINS  # noqa: E402
+
+#: the hierarchical model in short chains (conftest.BAYES_CHAINS): the decision notes read the pair's tasks and runs,
+#: not the chains' length; its default 8 chains of 1,300 draws were 5 of this file's 8 CPU seconds (speed39)
+HIERARCHICAL = {key: value for key, value in BAYES_CHAINS.items() if key != "model"}
 
 
 def _decision_notes(tasks, runs, model="signed_rank", seed=3):
     x = np.random.default_rng(seed).normal(0.0, 0.5, size=(tasks, runs))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = rlstats.bayes(_frame(x), "score ~ agent | task/seed", rope=1.0, rng=0, progress=False, model=model)
+        res = rlstats.bayes(_frame(x), "score ~ agent | task/seed", rope=1.0, model=model,
+                            **(HIERARCHICAL if model == "hierarchical" else {"rng": 0, "progress": False}))
     # the decision's notes (the credible-interval note cites the bayes.decision rows too: audit s24 curves24)
     return res, [n for n in res.notes if "practically equivalent" in n
                  and ("posterior decision" in n or "calibration table's bayes.decision" in n)]
@@ -72,7 +78,7 @@ def test_unequal_runs_are_read_at_the_fewer():
     frame = frame[(frame["agent"] == "a0") | (frame["seed"] < 3)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = rlstats.bayes(frame, "score ~ agent | task/seed", rope=1.0, rng=0, progress=False, model="hierarchical")
+        res = rlstats.bayes(frame, "score ~ agent | task/seed", rope=1.0, model="hierarchical", **HIERARCHICAL)
     notes = [n for n in res.notes if "bayes.decision" in n and "practically equivalent" in n]
     assert res.comparisons["p_rope"].iloc[0] >= 0.95
     assert len(notes) == 1 and "(26 tasks, 3 runs per agent," in notes[0]

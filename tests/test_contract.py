@@ -207,8 +207,9 @@ SMALLEST_PANEL = (0.9, 0.6)  # inches: width and height an Axes needs to show it
 
 
 def panel_sizes(figure):
-    """(width, height) in inches of every visible Axes once the figure is laid out."""
-    figure.canvas.draw()
+    """(width, height) in inches of every visible Axes once the figure is laid out (drawn as savefig draws it, on its
+    renderer, without the pixels: a third of a draw's time; speed39)."""
+    figure.draw_without_rendering()
     width, height = figure.get_size_inches()
     return [(a.get_position().width * width, a.get_position().height * height)
             for a in figure.axes if a.get_visible()]

@@ -33,8 +33,13 @@ def result(request):
     return rlstats.compare(_data(request.param), formula, method=request.param, **options)
 
 
-def test_the_result_is_html_tables_with_its_text_escaped(result):
-    shown = result._repr_html_()
+@pytest.fixture(scope="module")
+def shown(result):
+    """The result as Jupyter shows it, rendered once for the tests that read it (a result is frozen)."""
+    return result._repr_html_()
+
+
+def test_the_result_is_html_tables_with_its_text_escaped(result, shown):
     assert shown.startswith("<table>") and "<pre" not in shown
     # every table closes, and as many show as the summary has (plus the test block), task_table its own one
     assert shown.count("<table>") == shown.count("</table>") >= 1 + (type(result).__name__ != "TaskTableResult") * \
@@ -49,10 +54,9 @@ def test_the_result_is_html_tables_with_its_text_escaped(result):
         assert html.escape(note) in shown
 
 
-def test_the_test_block_is_a_table_with_the_method_as_caption(result):
+def test_the_test_block_is_a_table_with_the_method_as_caption(result, shown):
     if type(result).__name__ == "TaskTableResult":
         pytest.skip("task_table shows its own table (the paper table), tested in test_task_table.py")
-    shown = result._repr_html_()
     assert shown.startswith(f"<table><caption style=\"text-align:left\">{html.escape(result.method)}</caption>")
     assert f"<th style=\"text-align:left\">data</th><td style=\"text-align:left\">{html.escape(result.data_name)}" \
            in shown

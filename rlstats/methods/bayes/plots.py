@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError
-from ...plotting import LEAST_PANEL, PAGE_WIDTH, SMALL_FONT, least_panel, panels
+from ...plotting import LEAST_PANEL, PAGE_WIDTH, SMALL_FONT, axes_off, least_panel, panels
 
 #: what each model's difference across tasks (tidy()'s estimate) is: (printed column, short name, full name); the
 #: hierarchical model's delta0 is the location of a heavy-tailed t, which weighs far-off tasks less than a mean does
@@ -94,7 +94,7 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
         panel.set_xlim(*_XLIM)
         panel.set_ylim(*_YLIM)
         panel.set_aspect("equal")
-        panel.axis("off")
+        axes_off(panel)
         panel.set_title(f"{row.agent_1} vs {row.agent_2}" + (" (next task)" if next_task else ""),
                         fontsize=SMALL_FONT + 1, pad=2 * _CORNER_GAP + 2.4 * SMALL_FONT)
     return axes[0] if len(axes) == 1 else fig
@@ -164,7 +164,7 @@ def withheld(row) -> bool:
 def _withheld_panel(panel, row, why, pad=None):
     """The panel of a pair withheld (``why``: :meth:`BayesResult.withheld_reason`): its name and that it is withheld
     (no draws exist), so that the panels stay one per row of tidy() and none reads as a posterior at 0."""
-    panel.axis("off")
+    axes_off(panel)
     panel.set_title(f"{row.agent_1} vs {row.agent_2}", fontsize=SMALL_FONT + 1, pad=pad)
     said = WITHHELD if row.n_tasks == 0 else f"{WITHHELD_CELL} ({why}: see the notes)"
     # a line apiece for the word, the reason and the pointer, so that a long reason stays within the panel

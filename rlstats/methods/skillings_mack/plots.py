@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from ...errors import OptionError, labels_keyed
 from ...format import count, join_and, plural
-from ...plotting import axes_or_new, figure_inches, mark_observed, palette, unbroken_parentheses
+from ...plotting import axes_off, axes_or_new, figure_inches, mark_observed, palette, unbroken_parentheses
 
 
 def nonsignificant_groups(order: Sequence[int], significant: NDArray[np.bool_],
@@ -410,7 +410,7 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
         adjusted = decided if result._pair_is_omnibus() or never else f"{decided}-adjusted"
         title = f"{what} (1 = best)\nbars join agents{met_all and ' that met,'} not different ({adjusted})"
     ax.set_title(_wrapped(ax, title, 9), fontsize=9)
-    ax.set_axis_off()
+    axes_off(ax)
     if groups is not None:
         from matplotlib.lines import Line2D
 
