@@ -1494,7 +1494,13 @@ def doubled_midranks(y: ArrayLike, block: ArrayLike, n_blocks: int) -> tuple[NDA
     block's :func:`tie_tolerance`).
     """
     block = np.asarray(block, dtype=np.intp)
-    y = near_ties(y, block)[0]
+    return exact_doubled_midranks(near_ties(y, block)[0], block, n_blocks)
+
+
+def exact_doubled_midranks(y: NDArray[Any], block: NDArray[np.intp],
+                           n_blocks: int) -> tuple[NDArray[np.int64], NDArray[Any]]:
+    """:func:`doubled_midranks` of scores whose ties are already made: only exactly equal scores tie (``-0.0`` and
+    ``0.0`` too), as in R's ``rank()`` and ``scipy.stats.rankdata``. No NaN (it would sort last and take ranks)."""
     order = block_value_order(y, block)
     ys, bs = y[order], block[order]
     idx = np.arange(y.size)

@@ -31,8 +31,8 @@ from ...format import a_or_an, count, join_and, listed, names_shown, plural, sig
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
-from ...statistics import (P_ADJUST, block_ranges, difference_ties, difference_tolerance, near_ties, noise_free,
-                           spread_and_magnitude, tie_tolerance)
+from ...statistics import (P_ADJUST, block_ranges, difference_ties, difference_tolerance, exact_doubled_midranks,
+                           near_ties, noise_free, spread_and_magnitude, tie_tolerance)
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import ADJUSTMENTS_SAID, MixedResult
@@ -412,21 +412,13 @@ def _normal_scores(values, tolerance=None, task=None):
                   else difference_ties(values, tolerance))
     n = values.size
     a = 3 / 8 if n <= 10 else 1 / 2
-    # numpy's quicksort argsort is several times faster than rankdata (10^6 residuals: 0.05 s against 0.2 s); the
-    # average ranks of tied values are then each tie group's (first + last) / 2, which is scipy.stats.rankdata's
-    # "average" exactly (halves of integers), without scipy.stats' import (0.6-0.8 s of a fresh process's first
-    # mixed() call: issue 43's 10 x 100 x 10 goal of 1 s, benchmarks/README.md round s39-rows)
-    order = np.argsort(values)
-    ordered = values[order]
-    ranks = np.empty(n)
-    if np.isnan(ordered[-1:]).any():  # rankdata's nan_policy="propagate": every rank NaN
-        ranks[:] = np.nan
-    elif n > 1 and not np.all(ordered[1:] > ordered[:-1]):
-        first = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-        group = np.repeat(np.arange(first.size), np.diff(np.append(first, n)))
-        ranks[order] = ((first + 1 + np.append(first[1:], n)) / 2)[group]
+    # the ties were made above, so the exact average ranks (scipy.stats.rankdata's "average", without scipy.stats'
+    # import: 0.6-0.8 s of a fresh process's first mixed() call, issue 43's 10 x 100 x 10 goal of 1 s, benchmarks/
+    # README.md round s39-rows); a NaN makes every rank NaN, as rankdata's nan_policy="propagate"
+    if np.isnan(values).any():
+        ranks = np.full(n, np.nan)
     else:
-        ranks[order] = np.arange(1, n + 1)
+        ranks = exact_doubled_midranks(values, np.zeros(n, dtype=np.intp), 1)[0] / 2.0
     return special.ndtri((ranks - a) / (n + 1 - 2 * a))
 
 
