@@ -413,9 +413,10 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     # the pairs' tests alone first, a bound below the whole call's, before the passes list every pair (audit s37
     # bounds37: 1,500 agents' 1.1 million pairs were listed for minutes, 10,000 agents' ended in MemoryError)
     admit(cost, design, dataclasses.replace(options, aggregate=None), max_seconds, "equivalence()")
-    # each bootstrap the aggregate makes: one per distinct set of tasks a pair shares (audit s31 equivplot31)
-    passes = None if published is not None or options.aggregate is None else _passes(design, options.for_agents(
-        design.agents))
+    # each bootstrap the aggregate makes: one per distinct set of tasks a pair shares (audit s31 equivplot31); none
+    # against a published table, which has no runs (audit s40: its 100,000 runs priced a bootstrap never made)
+    passes = ([] if published is not None else None if options.aggregate is None
+              else _passes(design, options.for_agents(design.agents)))
     work = admit(functools.partial(cost, passes=passes), design, options, max_seconds, "equivalence()")  # issue 43
     scale = _scale(design)
     # each cell's runs in one order whatever the rows' (audit s16: a shuffle moved a mean by an ulp: 108.6 or 108.61)
