@@ -261,8 +261,10 @@ def pytest_report_header(config):
 
 
 def drawn_outside(figure):
-    """How far (inches) what the figure draws reaches past each edge of the figure: left, bottom, right, top."""
-    figure.canvas.draw()
+    """How far (inches) what the figure draws reaches past each edge of the figure: left, bottom, right, top. Laid out
+    and drawn as canvas.draw() or savefig draws it, on the same renderer, without the pixels (only where things lie is
+    read: the same values on the 48 figures its callers drew, speed40)."""
+    figure.draw_without_rendering()
     box = figure.get_tightbbox(figure.canvas.get_renderer())
     width, height = figure.get_size_inches()
     return max(0.0, -box.x0), max(0.0, -box.y0), max(0.0, box.x1 - width), max(0.0, box.y1 - height)

@@ -187,16 +187,19 @@ def test_raw_scales_warning_is_in_the_result(mirror):
     assert "own scales" in res.report(format="text") and "own scales" in res.to_latex()
 
 
-def test_panels_that_would_overlap_at_a_papers_size_are_refused(mirror):
+# the simplex named: without a ROPE (rope=0 here) plot()'s default is the posterior since audit s34 marks34, whose 6
+# panels of histograms took 9 of this test's 10 CPU seconds (speed40); their refusal is marks34's test, and -m slow's
+@pytest.mark.parametrize("kind", ["simplex", pytest.param("posterior", marks=pytest.mark.slow)])
+def test_panels_that_would_overlap_at_a_papers_size_are_refused(mirror, kind):
     """The Bayesian signed-rank test's 6 simplex panels of 4 Atari 100k agents at figsize=(3.3, 2.5): no warning
     from matplotlib, but the panels' titles run into each other ("DER vs OTRainbow" into "DER vs SPR") and into
     the "rope" labels; at the plot's own size (6.8 x 4.2 in) nothing overlaps. A size that makes the panels
     overlap is refused as one that collapses them is."""
     res = rlstats.bayes(_atari(mirror), "score ~ agent | task", normalize="atari100k_reference", n_samples=500,
                         rng=0)
-    with pytest.raises(rlstats.OptionError, match=r"figsize=\(3.3, 2.5\).*panels"):
-        res.plot(figsize=(3.3, 2.5))
-    drawn = res.plot(figsize=(6.8, 4.2))  # its own size still draws
+    with pytest.raises(rlstats.OptionError, match=r"figsize=\(3.3, 2.5\).*panels.*drawn over each other"):
+        res.plot(kind=kind, figsize=(3.3, 2.5))
+    drawn = res.plot(kind=kind, figsize=(6.8, 4.2))  # its own size still draws
     plt.close(drawn if hasattr(drawn, "savefig") else drawn.figure)
 
 
