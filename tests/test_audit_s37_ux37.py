@@ -6,8 +6,6 @@ and failed before its fix.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pandas as pd
 import pytest
 
 import rlstats
+from conftest import cli_shell
 from rlstats.errors import OptionError
 
 
@@ -76,23 +75,29 @@ def test_sb3_vignette_says_it_needs_the_logs_extra():
     assert 'the `logs` extra (`pip install ".[logs]"`' in opening
 
 
-def test_sb3_vignette_skips_its_tensorboard_cell_without_tensorboard(tmp_path):
+def test_sb3_vignette_skips_its_tensorboard_cell_without_tensorboard(tmp_path, monkeypatch, capsys):
     """Its cells through the TensorBoard one, run with the tensorboard package unimportable: a printed line, no
     LogReadError (the cells after it read evaluations.npz alone; tests/test_vignettes.py runs the whole file)."""
     if not (Path(__file__).resolve().parents[2] / "shared" / "data" / "logs" / "sb3_classic").is_dir():
         pytest.skip("the SB3 logs are not beside the clone (shared/data/logs/sb3_classic)")
     cells = _VIGNETTE.read_text(encoding="utf-8").split("# %%")
     through = next(i for i, cell in enumerate(cells) if 'format="tensorboard"' in cell)
-    script = tmp_path / "cells.py"
-    script.write_text("import sys\nsys.modules['tensorboard'] = None\n__file__ = " + repr(str(_VIGNETTE)) + "\n"
-                      + "# %%".join(cells[:through + 1]), encoding="utf-8")
-    env = dict(os.environ, RLSTATS_VIGNETTE_FAST="1", MPLBACKEND="Agg",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(_VIGNETTE.parents[1]), os.environ.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
+    # run in this process (a child interpreter's imports cost 2 s of CPU): the tensorboard package unimportable, the
+    # vignette's own file name, its fast sizes; pandas' display width and the figures it opens put back after
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setitem(sys.modules, "tensorboard", None)
+    monkeypatch.setenv("RLSTATS_VIGNETTE_FAST", "1")
+    monkeypatch.chdir(tmp_path)
+    code = compile("# %%".join(cells[:through + 1]), str(_VIGNETTE), "exec")
+    with pd.option_context("display.width", pd.get_option("display.width")):
+        try:
+            exec(code, {"__file__": str(_VIGNETTE), "__name__": "__main__"})
+        finally:
+            plt.close("all")
+    out = capsys.readouterr().out
     assert ('TensorBoard check skipped: the tensorboard package is not installed (pip install ".[logs]")'
-            in done.stdout.splitlines())
+            in out.splitlines()), out[-2000:]
 
 
 @pytest.mark.parametrize("function", ["compare", "bootstrap", "build"])
@@ -240,9 +245,6 @@ def test_rank_post_hoc_of_a_tied_pair_is_exactly_zero(tmp_path):
     assert other["p_value"] == pytest.approx(0.016439073282639508, rel=1e-9)
     path = tmp_path / "tied.csv"
     df.to_csv(path, index=False)
-    done = subprocess.run([sys.executable, "-m", "rlstats", "compare", str(path), "score ~ agent | task/seed",
-                           "--format", "csv", "--seed", "1"], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(
-                              filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))))
+    done = cli_shell("compare", str(path), "score ~ agent | task/seed", "--format", "csv", "--seed", "1")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines()[1].startswith("A,B,26,0.0,0.0,1.0,1.0,False,"), done.stdout[:300]
