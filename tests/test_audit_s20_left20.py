@@ -171,8 +171,11 @@ def test_calibration_figure_fits_a_column(procedures):
 
     table = rlstats.calibration_table(procedures)
     figure = rlstats.plotting.calibration_figure(table, width=3.5)
-    figure.set_dpi(200)  # laid out as saved at 200 dpi, without rendering the pixels (only positions are read)
+    # laid out as savefig(dpi=200) lays it out, without rendering the pixels (only positions are read: the same
+    # extents as after the save, read at the figure's own dpi)
+    dpi, figure.dpi = figure.dpi, 200
     figure.draw_without_rendering()
+    figure.dpi = dpi
     renderer = figure.canvas.get_renderer()
     assert figure.get_figwidth() == 3.5
     texts = [*figure.legends, figure._supxlabel]
