@@ -23,8 +23,11 @@ def _setup(counts, rng=0, decimals=None):
     return _kernels.build_setup(y, agent, task, counts.shape[1], counts.shape[0], variant="mack_skillings")
 
 
-def _loop_pvalues(setup, u, v, diff, higher_is_better, limit=_kernels.AUTO_EXACT_LIMIT):
-    """The exact pair p-values as first written (a Python loop a choice of places): the reference, to the bit."""
+def _loop_pvalues(setup, u, v, diff, higher_is_better, limit=_kernels.AUTO_EXACT_LIMIT, laws=None):
+    """The exact pair p-values as first written (a Python loop a choice of places): the reference, to the bit.
+    ``laws``: a dict in which a task's law, which depends only on the task and the pair's two counts there, is kept
+    for the other pairs and calls on the same setup and orientation (the same numbers, each computed once)."""
+    laws = {} if laws is None else laws
     q = setup.block_size[setup.block]
     ranks = q + 1 - setup.ranks2 / 2.0 if higher_is_better else setup.ranks2 / 2.0
     scale = setup.agents_present / setup.block_size
@@ -37,10 +40,13 @@ def _loop_pvalues(setup, u, v, diff, higher_is_better, limit=_kernels.AUTO_EXACT
             continue
         values, probabilities = np.zeros(1), np.ones(1)
         for i in shared:
-            r, places = ranks[setup.block == i], np.arange(setup.block_size[i])
-            law = [scale[i] * (r[list(first)].mean() - r[list(second)].mean())
-                   for first in itertools.combinations(places, int(setup.counts[i, a]))
-                   for second in itertools.combinations(np.setdiff1d(places, first), int(setup.counts[i, b]))]
+            key = (int(i), int(setup.counts[i, a]), int(setup.counts[i, b]))
+            if key not in laws:
+                r, places = ranks[setup.block == i], np.arange(setup.block_size[i])
+                laws[key] = [scale[i] * (r[list(first)].mean() - r[list(second)].mean())
+                             for first in itertools.combinations(places, int(setup.counts[i, a]))
+                             for second in itertools.combinations(np.setdiff1d(places, first), int(setup.counts[i, b]))]
+            law = laws[key]
             values = (values[:, None] + np.asarray(law)[None, :]).ravel()
             probabilities = (probabilities[:, None] * np.full(len(law), 1.0 / len(law))[None, :]).ravel()
         observed = abs(diff[index])
@@ -63,9 +69,10 @@ def test_pair_exact_pvalues_equal_the_loop_to_the_bit(trials, least_exact):
         u, v = np.triu_indices(setup.k, 1)
         for higher in (True, False):
             diff = _kernels.shared_task_contrasts(setup, higher_is_better=higher)[0][u, v]
+            laws = {}  # the loop's laws of this setup and orientation, each enumerated once (as they are the same)
             for limit in (_kernels.AUTO_EXACT_LIMIT, 300):
                 got = _kernels.pair_exact_pvalues(setup, u, v, diff, higher_is_better=higher, limit=limit)
-                want = _loop_pvalues(setup, u, v, diff, higher, limit)
+                want = _loop_pvalues(setup, u, v, diff, higher, limit, laws)
                 np.testing.assert_array_equal(got, want)
                 exact += int(np.count_nonzero(~np.isnan(got)))
     assert exact > least_exact

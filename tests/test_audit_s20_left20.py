@@ -163,7 +163,7 @@ def test_selection_null_figure_fits_a_callers_column_axes_with_a_title(inspector
 
 # ---- 6. the calibration figure at a column's width ------------------------------------------------------------------
 @pytest.mark.parametrize("procedures", [["bootstrap.interval"], ["selection.size", "curves.band"]])
-def test_calibration_figure_fits_a_column(procedures, tmp_path):
+def test_calibration_figure_fits_a_column(procedures):
     """At width=3.5 the key above the panels (6 entries in one row) was 481 px wide on a 350 px figure, the line
     under them 410 px, and the one panel of bootstrap.interval's 8 methods was squeezed so that its legend sat over
     its tick labels."""
@@ -171,7 +171,11 @@ def test_calibration_figure_fits_a_column(procedures, tmp_path):
 
     table = rlstats.calibration_table(procedures)
     figure = rlstats.plotting.calibration_figure(table, width=3.5)
-    figure.savefig(tmp_path / "calibration.png", dpi=200)
+    # laid out as savefig(dpi=200) lays it out, without rendering the pixels (only positions are read: the same
+    # extents as after the save, read at the figure's own dpi)
+    dpi, figure.dpi = figure.dpi, 200
+    figure.draw_without_rendering()
+    figure.dpi = dpi
     renderer = figure.canvas.get_renderer()
     assert figure.get_figwidth() == 3.5
     texts = [*figure.legends, figure._supxlabel]

@@ -229,6 +229,7 @@ def test_hierarchical_posterior_equals_an_independent_nuts_reference(design):
 
 
 @pytest.mark.filterwarnings("ignore:the chains of")
+@pytest.mark.usefixtures("first_run_only")  # the chains as asked: the data pin each task, not the chains' length
 def test_hierarchical_per_task_posteriors_follow_precise_data():
     # 200 runs per task of noise sd 0.1: each delta_i is pinned by its task's mean (posterior sd ~ 0.007), whatever
     # the prior across tasks; delta0 sits among them and P(better) = P(delta0 > rope) is near 1 for means ~ 1

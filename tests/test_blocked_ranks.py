@@ -508,18 +508,24 @@ def _rounded_simulation(**kw):
     return df
 
 
-def test_monte_carlo_identical_whatever_chunk_size_and_n_jobs():
+#: (batch size, threads) of the test below: the default run takes each batch size once with the threads in turn (each
+#: count two or three times, the 1,234 batches of one resample on three threads); the whole product with -m slow
+_CHUNKS = [(1, 3), (7, 1), (99, 2), (100, 3), (101, 1), (333, 2), (5000, 3)]
+
+
+@pytest.mark.parametrize("chunks", [_CHUNKS, pytest.param([(batch_size, n_jobs) for batch_size in (
+    1, 7, 99, 100, 101, 333, 5000) for n_jobs in (1, 2, 3)], marks=pytest.mark.slow)], ids=["in turn", "every pair"])
+def test_monte_carlo_identical_whatever_chunk_size_and_n_jobs(chunks):
     # Missing cells give three block sizes, so each generator's stream holds three groups of keys
     # that row chunks must pick up in the middle.
     d = rlstats.build(_rounded_simulation(agents=4, tasks=9, seeds=3, missing=0.3), "score ~ agent | task")
     s = br.build_setup(d.y, d.agent, d.task, d.n_agents, d.n_tasks, variant=MS)
     assert len(br._cell_layout(s).blocks.values) == 3
     ref = br.monte_carlo_test(s, 1234, np.random.SeedSequence(7))
-    for batch_size in (1, 7, 99, 100, 101, 333, 5000):
-        for n_jobs in (1, 2, 3):
-            r = br.monte_carlo_test(s, 1234, np.random.SeedSequence(7), batch_size=batch_size, n_jobs=n_jobs)
-            np.testing.assert_array_equal(r.null_distribution, ref.null_distribution)
-            assert r.pvalue == ref.pvalue and r.hits == ref.hits
+    for batch_size, n_jobs in chunks:
+        r = br.monte_carlo_test(s, 1234, np.random.SeedSequence(7), batch_size=batch_size, n_jobs=n_jobs)
+        np.testing.assert_array_equal(r.null_distribution, ref.null_distribution)
+        assert r.pvalue == ref.pvalue and r.hits == ref.hits
 
 
 def test_monte_carlo_public_n_jobs_same_pvalue():

@@ -272,9 +272,35 @@ def test_truncated_header_and_garbage(tmp_path):
         rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
 
 
-def test_parallel_reading_gives_the_same_frame(tb_runs):
+def on_threads_as_if_shipped(monkeypatch):
+    """read_logs(n_jobs=...) on joblib's threads, each file's work shipped as loky's worker processes receive it
+    (loky's pickler) and its pieces pickled back: a reader that does not pickle fails only there. Loky's processes
+    cost seconds of CPU to start and import rlstats, so the tests run them with -m slow only."""
+    import pickle
+
+    from joblib import parallel_config
+    from joblib.externals.loky.backend.reduction import dumps  # the pickler loky's processes are sent work with
+    from rlstats.logs import _read
+
+    read = _read._read_file
+
+    def shipped(*work):
+        return pickle.loads(dumps(read(*pickle.loads(dumps(work)))))
+
+    monkeypatch.setattr(_read, "_read_file", shipped)
+    return parallel_config(backend="threading")
+
+
+PARALLEL = ["threading", pytest.param("loky", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("backend", PARALLEL)
+def test_parallel_reading_gives_the_same_frame(tb_runs, backend, monkeypatch):
+    from joblib import parallel_config
+
     one = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", progress=False)
-    two = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", progress=False, n_jobs=2)
+    with on_threads_as_if_shipped(monkeypatch) if backend == "threading" else parallel_config(backend="loky"):
+        two = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", progress=False, n_jobs=2)
     pd.testing.assert_frame_equal(one, two)
 
 
@@ -642,8 +668,9 @@ def _random_json(rng, level=0):
     return text() if kind == 2 else float(rng.normal())
 
 
+@pytest.mark.parametrize("texts", [100, pytest.param(300, marks=pytest.mark.slow)])  # random texts of each kind
 @pytest.mark.parametrize("block", [1, 2, 3, 7, 1 << 18])
-def test_json_depth_counts_brackets_outside_strings_only_across_blocks(monkeypatch, block):
+def test_json_depth_counts_brackets_outside_strings_only_across_blocks(monkeypatch, block, texts):
     from rlstats.logs import _tabular
 
     monkeypatch.setattr(_tabular, "JSON_BLOCK_BYTES", block)  # every state carried from one block to the next
@@ -651,11 +678,11 @@ def test_json_depth_counts_brackets_outside_strings_only_across_blocks(monkeypat
         r'["\\"]', r'["\"[", []]', r'["\\\"[", [[]]]', r'["\\\\", [[]]]', '{"a": "}}}{{{[[["}', '["é[", ["ü\\"]"]]',
         '"[[[', ']]][[', "", "7", '"\\')] == [1, 2, 3, 3, 1, 2, 0, 0, 0, 0, 0]
     rng = np.random.default_rng(block)
-    for _ in range(300):  # valid JSON: the depth json itself finds
+    for _ in range(texts):  # valid JSON: the depth json itself finds
         value = _random_json(rng)
         text = json.dumps(value, ensure_ascii=False, indent=int(rng.integers(2)) or None)
         assert _tabular.json_depth(text) == _nesting(json.loads(text)), text
-    for _ in range(300):  # any text, invalid JSON too: the rule by hand
+    for _ in range(texts):  # any text, invalid JSON too: the rule by hand
         text = "".join(rng.choice(list('[]{}"\\ aé'), size=int(rng.integers(0, 40))))
         assert _tabular.json_depth(text) == _depth_by_the_rule(text), text
 
@@ -787,14 +814,15 @@ def test_cli_writes_a_file_that_compare_reads(tb_runs, tmp_path):
     assert cli.main(["compare", str(tmp_path / "final.csv"), "score ~ agent | task/seed"], out=out) == 0
 
 
-def test_cli_parquet_keeps_the_notes(tb_runs, tmp_path):
+def test_cli_parquet_keeps_the_notes(tb_runs, tmp_path, monkeypatch):
     try:
         import pyarrow  # noqa: F401
     except ImportError as error:  # absent, or built for another numpy
         pytest.skip(f"pyarrow cannot be imported: {error}")
     output = tmp_path / "runs.parquet"
-    status, _ = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--no-progress", "--jobs", "2",
-                        "-o", str(output))
+    with on_threads_as_if_shipped(monkeypatch):  # --jobs 2 on threads (loky's processes: the slow tests above)
+        status, _ = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--no-progress", "--jobs", "2",
+                            "-o", str(output))
     assert status == 0
     frame = pd.read_parquet(output)
     assert len(frame) == 32
@@ -1171,9 +1199,13 @@ def test_read_logs_is_discover_then_read_each_run_then_assemble(tb_runs):
     assert frame.attrs == by_read_logs.attrs and frame["score"].iloc[-1] == np.float32(10 + 1 + 1 + 3)
 
 
-def test_every_core_reads_the_same_frame(tb_runs):
+@pytest.mark.parametrize("backend", PARALLEL)
+def test_every_core_reads_the_same_frame(tb_runs, backend, monkeypatch):
+    from joblib import parallel_config
+
     one = rlstats.read_logs(tb_runs, SB3_PATTERN, progress=False)
-    pd.testing.assert_frame_equal(rlstats.read_logs(tb_runs, SB3_PATTERN, progress=False, n_jobs=-1), one)
+    with on_threads_as_if_shipped(monkeypatch) if backend == "threading" else parallel_config(backend="loky"):
+        pd.testing.assert_frame_equal(rlstats.read_logs(tb_runs, SB3_PATTERN, progress=False, n_jobs=-1), one)
 
 
 # The real Stable-Baselines3 logs of ../shared/data/logs/sb3_classic (PPO, A2C, DQN; 3 seeds), copied and damaged.
@@ -1295,15 +1327,17 @@ def _reference_rows(runs, mapping, keep):
     return rows, dropped
 
 
-def test_rows_are_made_run_by_run_exactly_as_record_by_record():
+@pytest.mark.parametrize("cases", [150, pytest.param(400, marks=pytest.mark.slow)])
+def test_rows_are_made_run_by_run_exactly_as_record_by_record(cases):
     """_assemble (one run at a time, sorting only runs not already in order) against the plain-Python rules,
-    on 400 random sets of runs: duplicates within and across files, files out of order, one file holding
-    several pieces of a run (as W&B's API gives one per key), float steps, tags missing, times absent or NaN."""
+    on 400 random sets of runs (the default run: the first 150): duplicates within and across files, files out of
+    order, one file holding several pieces of a run (as W&B's API gives one per key), float steps, tags missing,
+    times absent or NaN."""
     from rlstats.logs._pieces import Piece
     from rlstats.logs._read import _assemble
 
     rng = np.random.default_rng(29)
-    for case in range(400):
+    for case in range(cases):
         keep = ("last", "first")[case % 2]
         mapping = dict(zip(rng.permutation(["a", "b", "c"])[:rng.integers(1, 4)], ["x", "y", "z"]))
         sources = [f"f{i}" for i in range(5)]
