@@ -456,7 +456,7 @@ def test_update_gives_up_on_a_held_lock_and_names_the_holder(tmp_path):
     holder = _hold_lock(state)
     try:
         # the update in this process (a `python -m rlstats` child cost 1.2 s of CPU to start), the lock in another
-        done = cli_shell("adastop", "update", state, second, "--lock-timeout", "0.5")
+        done = cli_shell("adastop", "update", state, second, "--lock-timeout", "0.2")
         # it gave up while the lock was still held (not by outwaiting the holder): no wall-clock bound that
         # load could trip is needed
         held_throughout = holder.poll() is None
@@ -464,7 +464,7 @@ def test_update_gives_up_on_a_held_lock_and_names_the_holder(tmp_path):
         holder.kill()
         holder.wait()
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
-    assert f"its lock {state}.lock was not released within 0.5 s" in done.stderr
+    assert f"its lock {state}.lock was not released within 0.2 s" in done.stderr
     assert f"process {holder.pid}" in done.stderr and "--lock-timeout" in done.stderr
     assert held_throughout and state.read_text() == before
     # the holder gone, the same update goes through

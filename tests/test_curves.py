@@ -530,20 +530,21 @@ def _check_coverage(point, n_sim, n_resamples, draws=None):
 def test_bands_hold_their_level_reduced():
     """Skewed scores, 5 runs of 5 tasks, the mean: the studentised simultaneous band holds its level where the
     expanded one (the default before issue 40) does not, from the same resamples (40 data sets, 2 design draws);
-    and the IQM's band at 5 runs of one task is given and holds its level (20 data sets)."""
+    and the IQM's band at 5 runs of one task is given and holds its level (10 data sets: 20 until session 40; both
+    one-task checks still fail with their standard errors unfloored)."""
     rows = _check_coverage(("mean", 5, 5, "skewed", 2), n_sim=40, n_resamples=200, draws=2)
     new, old = rows["studentized", "simultaneous"], rows["expanded", "simultaneous"]
     assert new["coverage"] >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / new["n_sim"]) > old["coverage"], (new, old)
     assert 1.0 < new["width"] / old["width"] < 3.0  # wider, as covering asks, within a bound
     # the IQM of 5 runs of one task with capped scores: its winsorised runs tie in many resamples, whose floored
     # standard error keeps the band given (it was withheld in 9 of 10 data sets) and at its level
-    rows = _check_coverage(("iqm", 5, 1, "capped", 2), n_sim=20, n_resamples=200, draws=2)
+    rows = _check_coverage(("iqm", 5, 1, "capped", 2), n_sim=10, n_resamples=200, draws=2)
     new, old = rows["studentized", "simultaneous"], rows["expanded", "simultaneous"]
-    assert new["withheld"] == 0 and new["n_sim"] == 40 and 1.0 <= new["width"] / old["width"] < 2.0, (new, old)
+    assert new["withheld"] == 0 and new["n_sim"] == 20 and 1.0 <= new["width"] / old["width"] < 2.0, (new, old)
     # the mean of 5 skewed runs of one task: a tenth of the resamples hold 2 distinct runs, whose standard error nears
     # 0 where their trajectories cross; floored at 0.15 of the resamples' spread, the band holds its level at 2.5
     # times the expanded band's width (unfloored: 7.6 times, covering 1.00)
-    rows = _check_coverage(("mean", 5, 1, "skewed", 2), n_sim=20, n_resamples=200, draws=2)
+    rows = _check_coverage(("mean", 5, 1, "skewed", 2), n_sim=10, n_resamples=200, draws=2)
     new, old = rows["studentized", "simultaneous"], rows["expanded", "simultaneous"]
     assert new["withheld"] == 0 and 1.0 < new["width"] / old["width"] < 4.0, (new, old)
 
