@@ -2130,6 +2130,21 @@ def monte_carlo_se(pvalue: float | NDArray[np.float64], n_resamples: int) -> flo
     return np.sqrt(pvalue * (1 - pvalue) / n_resamples)
 
 
+def order_statistic_ranks(b: int, level: ArrayLike) -> tuple[Any, Any, Any, Any]:
+    """(spread, lo, hi, bad) of :func:`order_statistic_se` at ``level`` of B = ``b`` statistics: the ranks wander by
+    ``spread``; the two order statistics it reads are those at the 0-based positions ``lo`` and ``hi`` of the ascending
+    order (0 where ``bad``: NaN levels). Only those two need be in place, so a partition at them can stand for a sort
+    (AdaStop's boundaries, where a sort of every path at every interim was a sixth of its CPU)."""
+    level = np.asarray(level, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        spread = np.sqrt(b * level * (1 - level))
+        centre = level * (b - 1)
+        lo = np.clip(np.floor(centre - spread), 0, b - 1)
+        hi = np.clip(np.ceil(centre + spread), 0, b - 1)
+    bad = ~np.isfinite(lo) | ~np.isfinite(hi)
+    return spread, np.where(bad, 0, lo).astype(np.intp), np.where(bad, 0, hi).astype(np.intp), bad
+
+
 def order_statistic_se(sorted_stats: ArrayLike, level: ArrayLike) -> NDArray[np.float64]:
     """Monte Carlo standard error of the ``level``-quantile (0-1) of B resampled statistics (bootstrap or permutation).
 
@@ -2152,15 +2167,7 @@ def order_statistic_se(sorted_stats: ArrayLike, level: ArrayLike) -> NDArray[np.
     """
     sorted_stats = np.asarray(sorted_stats, dtype=np.float64)
     level = np.asarray(level, dtype=np.float64)
-    b = sorted_stats.shape[-1]
-    with np.errstate(invalid="ignore"):
-        spread = np.sqrt(b * level * (1 - level))
-        centre = level * (b - 1)
-        lo = np.clip(np.floor(centre - spread), 0, b - 1)
-        hi = np.clip(np.ceil(centre + spread), 0, b - 1)
-    bad = ~np.isfinite(lo) | ~np.isfinite(hi)
-    lo_i = np.where(bad, 0, lo).astype(np.intp)
-    hi_i = np.where(bad, 0, hi).astype(np.intp)
+    spread, lo_i, hi_i, bad = order_statistic_ranks(sorted_stats.shape[-1], level)
     x_lo = np.take_along_axis(sorted_stats, lo_i[..., None], axis=-1)[..., 0]
     x_hi = np.take_along_axis(sorted_stats, hi_i[..., None], axis=-1)[..., 0]
     width = hi_i - lo_i
