@@ -318,7 +318,19 @@ def signif_levels(values: object, digits: int = DIGITS, among: pd.DataFrame | in
     return [as_fixed(signif(v, wide), v) if wide > digits else signif(v, wide) for v in flat]
 
 
-def _level_digits(frame, digits):
+def _items(frame, series=None):
+    """``frame.items()``, or the column Series given (``series``: the frame's, in its columns' order, read once by a
+    caller that reads them again)."""
+    return frame.items() if series is None else zip(frame.columns, series)
+
+
+def _rows(frame, series):
+    """``frame.itertuples(index=False, name=None)`` of its columns' ``series``: the rows zipped (a row of no cells each
+    where the frame has rows and no columns, as itertuples gives)."""
+    return zip(*series) if series else [()] * len(frame)
+
+
+def _level_digits(frame, digits, series=None):
     """{column position: significant digits} for the float columns (p-values aside) that :func:`level_digits` widens
     alone (their largest |value| reaches 10 ** DIGITS) and the interval's columns (:data:`INTERVAL_COLUMNS`) where
     it widens them: the interval's columns (the levels on the score's scale) printed together at their
@@ -327,7 +339,7 @@ def _level_digits(frame, digits):
     ``digits``."""
     # each float column once, rows x 1 (a summary reads its table's digits at each printed row: frame.dtypes and
     # frame.iloc per column cost it more than the printing)
-    values = {j: series.to_numpy(dtype=float)[:, None] for j, (column, series) in enumerate(frame.items())
+    values = {j: series.to_numpy(dtype=float)[:, None] for j, (column, series) in enumerate(_items(frame, series))
               if not _PVALUE_COLUMN.match(str(column)) and pd.api.types.is_float_dtype(series.dtype)}
     floats = list(values)
 
@@ -359,16 +371,19 @@ def _formatted(frame, digits, labels=False):
     header = [str(c) if c in data_columns else
               vocabulary.label(c) if labels and c in vocabulary.VOCABULARY else vocabulary.header(c)
               for c in frame.columns]
-    wider = _level_digits(frame, digits)
-    rows = [[format_cell(v, wider.get(j, digits)) for j, v in enumerate(row)] for row in frame.itertuples(index=False)]
+    # each column's Series once (the rows are theirs zipped: itertuples' values, without its per-column iloc, which
+    # cost more than the digits; session 40)
+    series = [column for _, column in frame.items()]
+    wider = _level_digits(frame, digits, series)
+    rows = [[format_cell(v, wider.get(j, digits)) for j, v in enumerate(row)] for row in _rows(frame, series)]
     for j in wider:  # one notation down a column: 2000000 beside 1000015.1, not 2e+06 (where exact: as_fixed)
-        for row, value in zip(rows, frame.iloc[:, j]):
+        for row, value in zip(rows, series[j]):
             row[j] = as_fixed(row[j], value)
     # the levels its result judges p-values at (Summary's alpha=): none is printed as one it differs from
     alpha = frame.attrs.get("rlstats_alpha", ())
     for j, column in enumerate(columns):
         if _PVALUE_COLUMN.match(column):
-            for row, value in zip(rows, frame.iloc[:, j]):
+            for row, value in zip(rows, series[j]):
                 row[j] = paper_pvalue(value, alpha=alpha)
     return header, rows
 
@@ -465,6 +480,11 @@ _GREEK_CAPITALS = "A B Gamma Delta E Z H Theta I K Lambda M N Xi O Pi P - Sigma 
 _LATEX_SPECIAL.update({chr(0x3B1 + i): f"$\\{n}$" if len(n) > 1 else n for i, n in enumerate(_GREEK_NAMES)})
 _LATEX_SPECIAL.update({chr(0x391 + i): (f"$\\{n}$" if len(n) > 1 else n) for i, n in enumerate(_GREEK_CAPITALS)
                        if n != "-"})  # U+03A2 is unassigned
+#: a run of characters none of the tokens above reads otherwise (no special character, quote, hyphen, < or >) is one
+#: token, which stands for itself: the pattern took each such character as a token of its own, the most of a LaTeX
+#: table's time (session 40; the same text, every token above starting where a run stops)
+_LATEX_PLAIN = "[^" + re.escape("".join(sorted({key[0] for key in _LATEX_SPECIAL} | set("'\"-")))) + "]+"
+_LATEX_TOKEN = re.compile(_LATEX_TOKEN.pattern[:-1] + _LATEX_PLAIN + "|.", re.S)
 
 
 def _latex_token(token: re.Match[str]) -> str:

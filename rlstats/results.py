@@ -116,7 +116,9 @@ def to_jsonable(value: Any) -> Any:
     """Convert numpy, pandas and dataclass values into JSON-serialisable Python objects."""
     if isinstance(value, pd.DataFrame):
         return {"columns": [str(c) for c in value.columns],
-                "data": [[to_jsonable(v) for v in row] for row in value.itertuples(index=False)]}
+                # the rows as itertuples gives them, from each column's Series (itertuples' iloc per column and its
+                # namedtuple cost more than the rows; session 40)
+                "data": [[to_jsonable(v) for v in row] for row in fmt._rows(value, [c for _, c in value.items()])]}
     if isinstance(value, pd.Series):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -144,6 +146,9 @@ def to_jsonable(value: Any) -> Any:
 #: set while a result renders its summary as LaTeX, Markdown or HTML (:meth:`Result._rendered`), which never read the
 #: summary's text: the text is then not formatted
 _UNFORMATTED: ContextVar[bool] = ContextVar("rlstats_summary_unformatted", default=False)
+#: Set while a result renders its LaTeX, which reads a summary's tables, captions and statistic line but never its
+#: header block: the header (each back end's extra lines, the slowest part of a summary) is left empty (session 40)
+_HEADERLESS: ContextVar[bool] = ContextVar("rlstats_summary_headerless", default=False)
 
 
 class Summary(str):
@@ -530,6 +535,8 @@ class Result:
 
     # ---- rendering ------------------------------------------------------------------
     def _header(self):
+        if _HEADERLESS.get():  # a LaTeX rendering (to_latex), which does not read it
+            return ""
         lines = ["", f"\t{self.method}", "", f"data:  {self.data_name}", self._statistic_line()]
         lines += self._extra_lines()
         return "\n".join(lines) + "\n"
@@ -570,7 +577,12 @@ class Result:
     def to_latex(self, label: str | None = None, mc_se: bool = False, environment: str | None = None,
                  resize: bool | None = None) -> str:
         """The summary tables as booktabs LaTeX for a paper; see :meth:`Summary.to_latex`."""
-        return self._rendered().to_latex(label=label, mc_se=mc_se, environment=environment, resize=resize)
+        token = _HEADERLESS.set(True)
+        try:
+            summary = self._rendered()
+        finally:
+            _HEADERLESS.reset(token)
+        return summary.to_latex(label=label, mc_se=mc_se, environment=environment, resize=resize)
 
     def to_markdown(self) -> str:
         """The summary as Markdown; see :meth:`Summary.to_markdown`."""

@@ -81,17 +81,40 @@ def _dtype_variants(df):
     return {"arrow_Float64": arrow, "unused_categories": unused}
 
 
-@pytest.mark.parametrize("method", ["skillings_mack", "mixed", "task_table", "percentiles", "bootstrap"])
-def test_index_and_dtypes_change_no_number_and_the_frame_is_left_alone(method):
+_METHODS = ["skillings_mack", "mixed", "task_table", "percentiles", "bootstrap"]
+_VARIANTS = ["nonunique", "multi", "shuffled_kept_index", "arrow_Float64", "unused_categories"]
+_BASES: dict = {}
+
+
+def _base(method):
+    """The method's result on _runs() as they are, its options and its tidy frame by label: computed once a process."""
+    if method not in _BASES:
+        options = {"n_resamples": 200} if method in ("bootstrap", "percentiles") else {}
+        base = _quiet(rlstats.compare, _runs(), "score ~ agent | task", method=method, rng=1, **options)
+        keys = [k for k in ("agent", "agent_1", "agent_2", "task", "metric") if k in base.tidy().columns]
+        _BASES[method] = base, options, keys, _by_label(base.tidy(), keys)
+    return _BASES[method]
+
+
+def _in_default_run(method, variant):
+    """Session 40 (the product cost 2 s of the default suite's CPU, every printed form of 25 results): method i takes
+    the (2i)-th and (2i + 1)-th variants, cyclically, so that each variant meets two methods and each method an index
+    change, a dtype change or both; the rest with -m slow."""
+    return (_VARIANTS.index(variant) - 2 * _METHODS.index(method)) % len(_VARIANTS) < 2
+
+
+@pytest.mark.parametrize("method, variant", [
+    pytest.param(m, v, id=f"{m}-{v}", marks=[] if _in_default_run(m, v) else [pytest.mark.slow])
+    for m in _METHODS for v in _VARIANTS])
+def test_index_and_dtypes_change_no_number_and_the_frame_is_left_alone(method, variant):
     """The row index (non-unique, MultiIndex, shuffled and kept) and the label and score dtypes change no number of
     tidy() or glance(); the caller's frame is unchanged after the call and every printed form."""
     pytest.importorskip("pyarrow")
     df = _runs()
-    options = {"n_resamples": 200} if method in ("bootstrap", "percentiles") else {}
-    base = _quiet(rlstats.compare, df, "score ~ agent | task", method=method, rng=1, **options)
-    keys = [k for k in ("agent", "agent_1", "agent_2", "task", "metric") if k in base.tidy().columns]
-    expected = _by_label(base.tidy(), keys)
-    for name, frame in {**_index_variants(df), **_dtype_variants(df)}.items():
+    base, options, keys, expected = _base(method)
+    variants = {**_index_variants(df), **_dtype_variants(df)}
+    assert list(variants) == _VARIANTS
+    for name, frame in [(variant, variants[variant])]:
         frame.attrs = {"mine": [1]}
         before = frame.copy(deep=True)
         res = _quiet(rlstats.compare, frame, "score ~ agent | task", method=method, rng=1, **options)
@@ -239,8 +262,10 @@ def test_power_from_a_pilot_does_not_depend_on_category_order(column):
 
 @pytest.fixture(scope="module")
 def percentiles_bootstrap_of_runs():
-    """percentiles(interval="bootstrap", rng=1) of _runs() as they are: the result both orders are compared with."""
-    return rlstats.percentiles(_runs(), "score ~ agent | task", interval="bootstrap", rng=1).tidy()
+    """percentiles(interval="bootstrap", rng=1) of _runs() as they are: the result both orders are compared with (at
+    200 resamples, not the default 10,000: a stream laid out in the categories' order draws other resamples at any
+    number; session 40, 1.6 s of CPU)."""
+    return rlstats.percentiles(_runs(), "score ~ agent | task", interval="bootstrap", n_resamples=200, rng=1).tidy()
 
 
 @pytest.mark.parametrize("column", ["agent", "task"])
@@ -248,7 +273,8 @@ def test_percentiles_bootstrap_interval_does_not_depend_on_category_order(column
     """percentiles(interval="bootstrap") gave other intervals when only the category order of the agent or task
     column was reversed (same rows, labels, rng=1): agent_1's [0.0520, 0.4392] became [0.0595, 0.4353] (agents) or
     [0.0527, 0.4346] (tasks) on 3 agents x 4 tasks x 5 runs."""
-    b = rlstats.percentiles(_reordered(_runs(), column), "score ~ agent | task", interval="bootstrap", rng=1)
+    b = rlstats.percentiles(_reordered(_runs(), column), "score ~ agent | task", interval="bootstrap", n_resamples=200,
+                            rng=1)
     pd.testing.assert_frame_equal(_by_label(b.tidy(), ["agent"]), _by_label(percentiles_bootstrap_of_runs, ["agent"]),
                                   rtol=1e-12)
 
