@@ -339,7 +339,9 @@ def _level_digits(frame, digits, series=None):
     ``digits``."""
     # each float column once, rows x 1 (a summary reads its table's digits at each printed row: frame.dtypes and
     # frame.iloc per column cost it more than the printing)
-    values = {j: series.to_numpy(dtype=float)[:, None] for j, (column, series) in enumerate(_items(frame, series))
+    # na_value: a nullable column's NA is NaN (pandas before 2.1 raised on it without one)
+    values = {j: series.to_numpy(dtype=float, na_value=np.nan)[:, None]
+              for j, (column, series) in enumerate(_items(frame, series))
               if not _PVALUE_COLUMN.match(str(column)) and pd.api.types.is_float_dtype(series.dtype)}
     floats = list(values)
 

@@ -51,7 +51,9 @@ def _frames():
 @pytest.mark.parametrize("i", range(5))
 def test_table_rows_are_itertuples_rows(i):
     frame = _frames()[i]
-    rows = [list(row) for row in frame.itertuples(index=False)]
+    # a frame of rows and no columns: a row of no cells each (pandas 2.0's itertuples gives no rows there, later ones
+    # a row each; the rows the tables print are the frame's, so the library keeps them whatever the pandas)
+    rows = ([list(row) for row in frame.itertuples(index=False)] if frame.shape[1] else [[]] * len(frame))
     assert to_jsonable(frame)["data"] == [[to_jsonable(v) for v in row] for row in rows]
     header, cells = fmt._formatted(frame, 5)
     wider = fmt._level_digits(frame, 5)
